@@ -1,0 +1,468 @@
+/*
+ * tensorc.h — the public C ABI of tensorc.
+ *
+ * Conventions (every function below follows them):
+ *  - Every fallible function returns tc_status: TC_OK (0) or an error category.
+ *    The message is read afterwards with tc_last_error_message() on the same
+ *    thread. No exception, abort or exit ever crosses this boundary.
+ *  - Handles (tc_tensor, tc_generator, tc_tensor_list) are opaque pointers, each
+ *    one strong reference with an atomic count. Input handles are borrowed;
+ *    every output handle is a new reference the caller releases with the
+ *    matching *_release function. Releasing NULL is a no-op.
+ *  - Outputs come first in the argument list. Optional values are pointers
+ *    (NULL = none / the default). Lists are pointer + length.
+ *  - Memory tensorc allocates is freed only by tensorc.
+ *
+ * Thread safety: reference counts are atomic; concurrent reads of a tensor are
+ * safe; writing a tensor while another thread reads or writes it is a data
+ * race. The last error, grad mode and the current stream are thread-local.
+ * The dispatcher's registration functions are thread-safe.
+ *
+ * This header is C99 and also compiles as C++.
+ */
+#ifndef TENSORC_H
+#define TENSORC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define TC_API
+#else
+#define TC_API __attribute__((visibility("default")))
+#endif
+
+/* ---- status codes (append-only) ---------------------------------------- */
+typedef int32_t tc_status;
+enum {
+  TC_OK = 0,
+  TC_ERROR_INVALID_ARGUMENT = 1, /* a bad value or shape */
+  TC_ERROR_TYPE = 2,             /* a wrong dtype or argument type */
+  TC_ERROR_INDEX = 3,            /* a dim or index out of range */
+  TC_ERROR_OUT_OF_MEMORY = 4,    /* allocation failed, or sizes overflow */
+  TC_ERROR_NOT_IMPLEMENTED = 5,  /* no kernel for this op, key or dtype */
+  TC_ERROR_RUNTIME = 6,          /* a valid request that failed while running */
+  TC_ERROR_DEVICE = 7,           /* tensors on wrong or different devices */
+  TC_ERROR_INTERNAL = 8          /* a bug in tensorc: please report it */
+};
+
+/* ---- element types (fixed codes) --------------------------------------- */
+typedef int32_t tc_dtype;
+enum {
+  TC_BOOL = 0,
+  TC_UINT8 = 1,
+  TC_INT8 = 2,
+  TC_INT16 = 3,
+  TC_INT32 = 4,
+  TC_INT64 = 5,
+  TC_FLOAT16 = 6,
+  TC_BFLOAT16 = 7,
+  TC_FLOAT32 = 8,
+  TC_FLOAT64 = 9,
+  TC_COMPLEX64 = 10, /* reserved */
+  TC_COMPLEX128 = 11 /* reserved */
+};
+
+/* ---- devices: type codes equal DLPack's DLDeviceType ------------------- */
+enum { TC_DEVICE_CPU = 1, TC_DEVICE_CUDA = 2, TC_DEVICE_PRIVATEUSE1 = 12 };
+typedef struct tc_device {
+  int32_t type;  /* TC_DEVICE_* */
+  int32_t index; /* -1: the current device of that type; ignored for CPU */
+} tc_device;
+
+/* ---- scalars: a small tagged value passed by value ---------------------- */
+enum { TC_SCALAR_BOOL = 0, TC_SCALAR_INT = 1, TC_SCALAR_FLOAT = 2 };
+typedef struct tc_scalar {
+  int32_t tag; /* TC_SCALAR_* */
+  union {
+    bool b;
+    int64_t i;
+    double f;
+  } u;
+} tc_scalar;
+
+/* ---- handles ------------------------------------------------------------ */
+typedef struct tc_tensor_s* tc_tensor;
+typedef struct tc_generator_s* tc_generator;
+typedef struct tc_tensor_list_s* tc_tensor_list;
+
+/* ---- dispatch keys (fixed codes) --------------------------------------- */
+typedef int32_t tc_dispatch_key;
+enum {
+  TC_KEY_CPU = 0,
+  TC_KEY_CUDA = 1,
+  TC_KEY_PRIVATEUSE1 = 2,
+  TC_KEY_AUTOGRAD = 3,
+  TC_KEY_TRACER = 4,
+  TC_KEY_AUTOCAST = 5,
+  TC_KEY_BATCHED = 6,
+  TC_KEY_COMPOSITE_EXPLICIT_AUTOGRAD = 7, /* alias key: registration only */
+  TC_KEY_COMPOSITE_IMPLICIT_AUTOGRAD = 8  /* alias key: registration only */
+};
+
+/* ---- boxed values, for calling any op by name -------------------------- */
+enum {
+  TC_VALUE_NONE = 0,
+  TC_VALUE_TENSOR = 1,      /* u.tensor (NULL only where Tensor? allows) */
+  TC_VALUE_INT = 2,         /* u.i */
+  TC_VALUE_FLOAT = 3,       /* u.f */
+  TC_VALUE_BOOL = 4,        /* u.b */
+  TC_VALUE_SCALAR = 5,      /* u.scalar */
+  TC_VALUE_STRING = 6,      /* u.str (NUL-terminated) */
+  TC_VALUE_INT_LIST = 7,    /* u.ints */
+  TC_VALUE_BOOL_LIST = 8,   /* u.bools */
+  TC_VALUE_TENSOR_LIST = 9, /* u.tensors (elements may be NULL for Tensor?[]) */
+  TC_VALUE_DTYPE = 10,      /* u.dtype */
+  TC_VALUE_DEVICE = 11,     /* u.device */
+  TC_VALUE_GENERATOR = 12,  /* u.generator */
+  TC_VALUE_FLOAT_LIST = 13, /* u.floats */
+  TC_VALUE_LIST_HANDLE = 14 /* u.list: an owned tc_tensor_list (outputs only) */
+};
+typedef struct tc_value {
+  int32_t tag; /* TC_VALUE_* */
+  union {
+    tc_tensor tensor;
+    int64_t i;
+    double f;
+    bool b;
+    tc_scalar scalar;
+    const char* str;
+    struct { const int64_t* data; size_t len; } ints;
+    struct { const bool* data; size_t len; } bools;
+    struct { const double* data; size_t len; } floats;
+    struct { const tc_tensor* data; size_t len; } tensors;
+    tc_dtype dtype;
+    tc_device device;
+    tc_generator generator;
+    tc_tensor_list list;
+  } u;
+} tc_value;
+
+/* ======================================================================== */
+/* Hand-written API. Every tc_status-returning function below returns TC_OK  */
+/* or an error code and then sets the thread's last error (see "errors").    */
+/* Unless stated otherwise, a NULL output pointer or a NULL required handle  */
+/* is TC_ERROR_INVALID_ARGUMENT with a message naming the function and the   */
+/* argument, and outputs are left untouched on failure.                      */
+/* ======================================================================== */
+
+/* ---- version ------------------------------------------------------------ */
+/* The version of this header; tc_version() gives the library's. */
+#define TC_VERSION_MAJOR 0
+#define TC_VERSION_MINOR 1
+#define TC_VERSION_PATCH 0
+#define TC_VERSION_STRING "0.1.0"
+
+/* Writes the library's version. Any pointer may be NULL. Never fails. */
+TC_API void tc_version(int* major, int* minor, int* patch);
+/* The library's version as "MAJOR.MINOR.PATCH"; static storage, owned by
+ * tensorc. Never fails. */
+TC_API const char* tc_version_string(void);
+
+/* ---- errors -------------------------------------------------------------- */
+/* The last error is thread-local and only set by failing calls: a successful
+ * call leaves it as it was, so read it right after a call returned non-TC_OK. */
+
+/* The status of the last failing call on this thread, or TC_OK if none since
+ * the thread started or since tc_error_clear(). Never fails. */
+TC_API tc_status tc_last_error_code(void);
+/* The message of the last failing call on this thread ("" if none). Owned by
+ * tensorc; valid until the next failing call or tc_error_clear() on this
+ * thread. Never NULL. Never fails. */
+TC_API const char* tc_last_error_message(void);
+/* Resets this thread's last error to TC_OK and "". Never fails. */
+TC_API void tc_error_clear(void);
+/* Records an error on this thread, for C callbacks and kernels that report a
+ * failure back into tensorc. `message` is copied (NULL is taken as ""); it
+ * may be tc_last_error_message() itself. `code` TC_OK clears the last error.
+ * Returns `code`, so a callback can `return tc_error_set(...)`. */
+TC_API tc_status tc_error_set(tc_status code, const char* message);
+/* A short human-readable name for a status ("ok", "invalid argument", ...;
+ * "unknown error" for codes this version does not know). Static storage.
+ * Never fails. */
+TC_API const char* tc_status_name(tc_status code);
+
+/* ---- dtypes -------------------------------------------------------------- */
+/* The dtype's name as PyTorch prints it ("float32", "int64", ...), for every
+ * code the header defines (reserved ones included); "invalid" for any other
+ * code. Static storage. Never fails. */
+TC_API const char* tc_dtype_name(tc_dtype dtype);
+/* *out = the size in bytes of one element of `dtype` (reserved codes
+ * included). Errors: TC_ERROR_TYPE for a code the header does not define;
+ * TC_ERROR_INVALID_ARGUMENT for out == NULL. */
+TC_API tc_status tc_dtype_size(size_t* out, tc_dtype dtype);
+
+/* ---- tensor lifecycle ---------------------------------------------------- */
+/* Adds a reference to `t` (NULL is a no-op). Thread-safe. */
+TC_API void tc_tensor_retain(tc_tensor t);
+/* Drops one reference to `t`, freeing it with the last one (NULL is a no-op).
+ * Thread-safe. */
+TC_API void tc_tensor_release(tc_tensor t);
+
+/* ---- tensor creation ----------------------------------------------------- */
+/* A function a caller gives tensorc to free memory it lent: called once with
+ * the `ctx` and `data` given to tc_tensor_from_blob. */
+typedef void (*tc_blob_deleter)(void* ctx, void* data);
+
+/* *out = a new contiguous CPU tensor of `dtype` and shape sizes[0..ndim),
+ * holding a copy of the row-major buffer `data` (numel * element size bytes).
+ * `data` may be NULL only when numel is 0; `sizes` may be NULL only when
+ * ndim is 0. The caller owns *out (release with tc_tensor_release).
+ * Errors: TC_ERROR_TYPE for a bad or reserved dtype code (names 'dtype');
+ * TC_ERROR_INVALID_ARGUMENT for a negative size or a NULL pointer;
+ * TC_ERROR_OUT_OF_MEMORY when the sizes overflow int64 or allocation fails. */
+TC_API tc_status tc_tensor_from_data(tc_tensor* out, const void* data, tc_dtype dtype, const int64_t* sizes,
+                                     size_t ndim);
+
+/* *out = a tensor over memory the caller lends, without a copy. `strides` are
+ * in elements and non-negative (NULL = contiguous); element 0 is at `data`.
+ * The tensor cannot be resized. On success tensorc owns the memory: if
+ * `deleter` is not NULL it is called exactly once, deleter(ctx, data), when
+ * the last reference to the tensor (or to a view of it) goes away, on
+ * whatever thread drops it. On failure the deleter is NOT called and the
+ * caller keeps ownership of `data`. `data` may be NULL only when numel is 0.
+ * The caller owns *out.
+ * Errors: TC_ERROR_TYPE (bad dtype code, names 'dtype'); TC_ERROR_DEVICE (bad
+ * device, names 'device'); TC_ERROR_INVALID_ARGUMENT (negative size or
+ * stride, NULL pointer); TC_ERROR_OUT_OF_MEMORY (sizes or the strided extent
+ * overflow int64, allocation failed). */
+TC_API tc_status tc_tensor_from_blob(tc_tensor* out, void* data, tc_dtype dtype, const int64_t* sizes,
+                                     const int64_t* strides, size_t ndim, tc_device device,
+                                     tc_blob_deleter deleter, void* ctx);
+
+/* *out = a new zero-dim CPU tensor holding `value` converted to *dtype, or to
+ * the value's default dtype when dtype is NULL (bool -> bool, int -> int64,
+ * float -> float32). The caller owns *out.
+ * Errors: TC_ERROR_TYPE for a bad scalar tag (names 'value') or dtype code
+ * (names 'dtype'); TC_ERROR_OUT_OF_MEMORY. */
+TC_API tc_status tc_tensor_from_scalar(tc_tensor* out, tc_scalar value, const tc_dtype* dtype);
+
+/* ---- tensor accessors ----------------------------------------------------
+ * None of these changes the tensor. Each returns TC_ERROR_INVALID_ARGUMENT
+ * when `t` or a required output is NULL, plus the errors listed. */
+
+/* *out = the number of dimensions. */
+TC_API tc_status tc_tensor_dim(int64_t* out, tc_tensor t);
+/* *ndim = the number of dimensions; copies the first min(capacity, *ndim)
+ * sizes into out. `out` may be NULL when capacity is 0 (to query *ndim). */
+TC_API tc_status tc_tensor_sizes(int64_t* out, size_t capacity, size_t* ndim, tc_tensor t);
+/* As tc_tensor_sizes, for the strides (in elements, not bytes). */
+TC_API tc_status tc_tensor_strides(int64_t* out, size_t capacity, size_t* ndim, tc_tensor t);
+/* *out = the size of dimension `dim`; a negative dim counts from the end.
+ * Errors: TC_ERROR_INDEX (names 'dim') when dim is out of range, which it
+ * always is for a zero-dim tensor. */
+TC_API tc_status tc_tensor_size(int64_t* out, tc_tensor t, int64_t dim);
+/* *out = the number of elements (1 for a zero-dim tensor). */
+TC_API tc_status tc_tensor_numel(int64_t* out, tc_tensor t);
+/* *out = the element type. */
+TC_API tc_status tc_tensor_dtype(tc_dtype* out, tc_tensor t);
+/* *out = the device the tensor's memory lives on. */
+TC_API tc_status tc_tensor_device(tc_device* out, tc_tensor t);
+/* *out = the offset of element 0 from the start of its storage, in elements. */
+TC_API tc_status tc_tensor_storage_offset(int64_t* out, tc_tensor t);
+/* *out = whether the tensor is contiguous in row-major order. */
+TC_API tc_status tc_tensor_is_contiguous(bool* out, tc_tensor t);
+/* *out = the address of element 0 (NULL for a tensor without storage bytes),
+ * in the memory of the tensor's device (a device pointer for CUDA tensors).
+ * Borrowed: valid while `t` (or a tensor sharing its storage) lives and is
+ * not resized. */
+TC_API tc_status tc_tensor_data_ptr(void** out, tc_tensor t);
+/* Copies the elements of `t`, of any strides, into `dst` in row-major order.
+ * `dst` may be NULL only when numel is 0.
+ * Errors: TC_ERROR_INVALID_ARGUMENT (names 'dst_nbytes') unless dst_nbytes
+ * equals numel * element size; TC_ERROR_DEVICE for a tensor not on the CPU. */
+TC_API tc_status tc_tensor_copy_to_buffer(void* dst, size_t dst_nbytes, tc_tensor t);
+/* *out = the value of a one-element tensor of any shape, tagged by dtype
+ * category: TC_SCALAR_BOOL for bool, TC_SCALAR_INT for integer dtypes,
+ * TC_SCALAR_FLOAT for floating dtypes.
+ * Errors: TC_ERROR_INVALID_ARGUMENT (names 't') unless numel is 1;
+ * TC_ERROR_DEVICE for a tensor not on the CPU. */
+TC_API tc_status tc_tensor_item(tc_scalar* out, tc_tensor t);
+/* Formats `t` as PyTorch prints it ("tensor([1., 2.])"), snprintf-style:
+ * writes at most capacity - 1 characters and a NUL into buf (when capacity
+ * > 0) and sets *needed to the full length + 1, so a caller can retry with a
+ * buffer of *needed bytes. `buf` may be NULL when capacity is 0.
+ * Errors: TC_ERROR_DEVICE for tensors that cannot be read from the host. */
+TC_API tc_status tc_tensor_to_string(char* buf, size_t capacity, size_t* needed, tc_tensor t);
+/* *out = the version counter, shared by a tensor and its views and bumped by
+ * every in-place write. */
+TC_API tc_status tc_tensor_version(uint32_t* out, tc_tensor t);
+
+/* ---- tensor lists (dynamic-length results) ------------------------------- */
+/* A tc_tensor_list holds tensors returned by an op; it has one owner. */
+
+/* *out = the number of tensors in `l`. */
+TC_API tc_status tc_tensor_list_size(size_t* out, tc_tensor_list l);
+/* *out = a new reference to tensor `index` of `l`; the caller releases it
+ * (independently of the list). Errors: TC_ERROR_INDEX (names 'index'). */
+TC_API tc_status tc_tensor_list_get(tc_tensor* out, tc_tensor_list l, size_t index);
+/* Frees `l` and drops its references to its tensors (NULL is a no-op). */
+TC_API void tc_tensor_list_release(tc_tensor_list l);
+
+/* ---- random generators ---------------------------------------------------
+ * A generator is a Philox counter-based stream: a seed and an offset fully
+ * determine the numbers, whatever the thread count. Generators are
+ * thread-safe. Ops taking a `tc_generator` use the default one for NULL. */
+
+/* *out = a new generator seeded with `seed`; the caller releases it. */
+TC_API tc_status tc_generator_create(tc_generator* out, uint64_t seed);
+/* Drops one reference to `g` (NULL is a no-op). */
+TC_API void tc_generator_release(tc_generator g);
+/* Reseeds `g` and resets its offset, restarting its stream. */
+TC_API tc_status tc_generator_set_seed(tc_generator g, uint64_t seed);
+/* *out = the seed `g` was created or last reseeded with. */
+TC_API tc_status tc_generator_seed(uint64_t* out, tc_generator g);
+/* Reseeds the process-wide default generator. */
+TC_API tc_status tc_manual_seed(uint64_t seed);
+/* *out = a new reference to the process-wide default generator; the caller
+ * releases it with tc_generator_release (the generator itself lives on). */
+TC_API tc_status tc_generator_default(tc_generator* out);
+
+/* ---- threads ------------------------------------------------------------- */
+/* Sets the number of threads used by parallel kernels (and GEMM) in the whole
+ * process. Errors: TC_ERROR_INVALID_ARGUMENT (names 'n') unless n >= 1. */
+TC_API tc_status tc_set_num_threads(int n);
+/* *out = the number of threads parallel kernels use (initially the
+ * TC_NUM_THREADS environment variable, else the number of processors). */
+TC_API tc_status tc_get_num_threads(int* out);
+
+/* ---- inline helpers ------------------------------------------------------ */
+static inline tc_scalar tc_scalar_int(int64_t v) {
+  tc_scalar s;
+  s.tag = TC_SCALAR_INT;
+  s.u.i = v;
+  return s;
+}
+static inline tc_scalar tc_scalar_float(double v) {
+  tc_scalar s;
+  s.tag = TC_SCALAR_FLOAT;
+  s.u.f = v;
+  return s;
+}
+static inline tc_scalar tc_scalar_bool(bool v) {
+  tc_scalar s;
+  s.tag = TC_SCALAR_BOOL;
+  s.u.i = 0; /* clear the padding bytes of the union */
+  s.u.b = v;
+  return s;
+}
+/* The CPU (its index is ignored). */
+static inline tc_device tc_device_cpu(void) {
+  tc_device d;
+  d.type = TC_DEVICE_CPU;
+  d.index = -1;
+  return d;
+}
+/* CUDA device `index` (-1: the current CUDA device). */
+static inline tc_device tc_device_cuda(int index) {
+  tc_device d;
+  d.type = TC_DEVICE_CUDA;
+  d.index = (int32_t)index;
+  return d;
+}
+
+/* ==== the dispatcher ==================================================== */
+
+/** Releases the handles held by output values (tensors and list handles) and
+ *  sets each value to TC_VALUE_NONE. Safe on NULL or n == 0. */
+TC_API void tc_values_release(tc_value* values, size_t n);
+
+/** Calls any operator by name with boxed arguments, e.g. "add.Tensor",
+ *  "sum" (the default overload) or "myops::myadd". Arguments are positional in
+ *  schema order; trailing arguments may be left out to take their defaults.
+ *  outs receives one value per return (tensors as new references, Tensor[] as
+ *  a TC_VALUE_LIST_HANDLE); release them with tc_values_release. *n_outs is set
+ *  to the number of returns. Errors: TC_ERROR_NOT_IMPLEMENTED for an unknown
+ *  op or a missing kernel; the op's own errors otherwise; TC_ERROR_INVALID_ARGUMENT
+ *  when outs_cap is smaller than the number of returns. */
+TC_API tc_status tc_op_call(tc_value* outs, size_t outs_cap, size_t* n_outs, const char* op, const tc_value* args,
+                            size_t nargs);
+
+/** Defines an operator at run time from its schema, e.g.
+ *  "myops::myadd(Tensor self, Tensor other) -> Tensor". Errors:
+ *  TC_ERROR_INVALID_ARGUMENT for a malformed schema (the message names the
+ *  rule) or a name that is already defined. */
+TC_API tc_status tc_library_def(const char* schema);
+
+/** A C function pointer of any signature (cast yours to this type). */
+typedef void (*tc_fn_ptr)(void);
+
+/** Registers a kernel with the operator's natural C signature for a dispatch
+ *  key (runtime or alias key):
+ *     tc_status fn(<outputs>, <arguments in schema order>)
+ *  outputs, one per non-aliased return: tc_tensor* (store a new reference),
+ *  tc_tensor_list* (Tensor[]), int64_t*, double*, bool*, tc_scalar*;
+ *  arguments: tc_tensor (Tensor; Tensor? may be NULL), const tc_tensor* + size_t
+ *  (Tensor[]), int64_t, double, bool, tc_scalar, tc_dtype, tc_device,
+ *  const char* for required values; const T* for optional values (NULL =
+ *  None); const int64_t* + size_t for int[]; tc_generator for Generator?.
+ *  Defaults are filled in before the call. The kernel reports failure by
+ *  returning a non-OK status after tc_error_set(). The newest registration for
+ *  a key wins. Thread-safe. */
+TC_API tc_status tc_library_impl(const char* op, tc_dispatch_key key, tc_fn_ptr fn);
+
+/** An opaque view of the call in progress, valid only during a boxed kernel. */
+typedef struct tc_dispatch_ctx_s* tc_dispatch_ctx;
+
+/** A boxed kernel: args are borrowed for the call; outs receives one value per
+ *  return (new references); set *n_outs. */
+typedef tc_status (*tc_boxed_kernel)(void* user_data, tc_dispatch_ctx ctx, const tc_value* args, size_t nargs,
+                                     tc_value* outs, size_t outs_cap, size_t* n_outs);
+
+/** Registers a boxed kernel for one operator and key. user_data_free (may be
+ *  NULL) runs when the kernel is replaced for good or at exit. */
+TC_API tc_status tc_library_impl_boxed(const char* op, tc_dispatch_key key, tc_boxed_kernel fn, void* user_data,
+                                       void (*user_data_free)(void*));
+
+/** Registers a boxed fallback for a runtime key: it runs for every operator
+ *  that has no kernel of its own for that key. fn == NULL registers a
+ *  fallthrough (the key is skipped). */
+TC_API tc_status tc_library_fallback(tc_dispatch_key key, tc_boxed_kernel fn, void* user_data,
+                                     void (*user_data_free)(void*));
+
+/** From inside a boxed kernel: calls the next kernel below the current key
+ *  with the given arguments. Outputs as in tc_op_call. */
+TC_API tc_status tc_dispatch_redispatch(tc_value* outs, size_t outs_cap, size_t* n_outs, tc_dispatch_ctx ctx,
+                                        const tc_value* args, size_t nargs);
+
+/** The qualified name ("add.Tensor") and the current key of a call in progress.
+ *  The string is owned by tensorc and lives as long as the operator. */
+TC_API tc_status tc_dispatch_ctx_info(const char** op_name, tc_dispatch_key* key, tc_dispatch_ctx ctx);
+
+/** Adds (on = true) or removes a key in this thread's included / excluded
+ *  key sets, which every dispatch on this thread applies. */
+TC_API tc_status tc_dispatch_tls_include(tc_dispatch_key key, bool on);
+TC_API tc_status tc_dispatch_tls_exclude(tc_dispatch_key key, bool on);
+
+/** Writes the computed dispatch table of an operator (one line per runtime
+ *  key, saying where each kernel came from) into buf, snprintf-style: *needed
+ *  receives the full length + 1. */
+TC_API tc_status tc_op_dump_table(char* buf, size_t capacity, size_t* needed, const char* op);
+
+/** Writes an operator's schema text into buf, snprintf-style. */
+TC_API tc_status tc_op_schema(char* buf, size_t capacity, size_t* needed, const char* op);
+
+/** Per-operator, per-key call counters (off by default: they cost an atomic
+ *  add per call). */
+TC_API void tc_dispatch_set_counting(bool enabled);
+TC_API void tc_dispatch_reset_counters(void);
+TC_API tc_status tc_op_call_count(int64_t* out, const char* op, tc_dispatch_key key);
+
+/** Makes a list handle from borrowed tensors (for C kernels returning
+ *  Tensor[]). The list holds its own references. */
+TC_API tc_status tc_tensor_list_create(tc_tensor_list* out, const tc_tensor* tensors, size_t n);
+
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+/* The op surface generated from schema/ops.yaml. */
+#include "tensorc_ops.h"
+
+#endif /* TENSORC_H */

@@ -1,0 +1,284 @@
+#include "codegen/gen_common.h"
+
+#include <algorithm>
+#include <set>
+
+namespace tc::codegen {
+
+bool is_mutable(const Argument& a) { return a.annotation && a.annotation->is_write; }
+bool is_out_arg(const Argument& a) { return is_mutable(a) && a.kwarg_only; }
+bool is_tensor_like(const Type& t) { return t.base == BaseType::Tensor; }
+
+std::string c_ident(const std::string& s) {
+  std::string r;
+  for (char c : s) r += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  return r;
+}
+
+std::string escape_c_string(const std::string& s) {
+  std::string r;
+  for (char c : s) {
+    if (c == '"' || c == '\\') r += '\\';
+    if (c == '\n') { r += "\\n"; continue; }
+    r += c;
+  }
+  return r;
+}
+
+namespace {
+
+std::string value_type(BaseType b) {
+  switch (b) {
+    case BaseType::Tensor: return "Tensor";
+    case BaseType::Int: return "int64_t";
+    case BaseType::Float: return "double";
+    case BaseType::Bool: return "bool";
+    case BaseType::Str: return "std::string_view";
+    case BaseType::Scalar: return "Scalar";
+    case BaseType::ScalarType: return "ScalarType";
+    case BaseType::Device: return "Device";
+    case BaseType::Generator: return "Generator";
+  }
+  return "?";
+}
+
+std::string return_type(const Return& r) {
+  const Type& t = r.type;
+  if (t.base == BaseType::Tensor) {
+    if (t.is_list) return "std::vector<Tensor>";
+    if (r.annotation && r.annotation->is_write) return "Tensor&";
+    return "Tensor";
+  }
+  return value_type(t.base);
+}
+
+// Splits "[a, b]" into items.
+std::vector<std::string> list_items(const std::string& text) {
+  std::vector<std::string> items;
+  std::string inner = text.substr(1, text.size() - 2), cur;
+  for (char c : inner) {
+    if (c == ',') { items.push_back(cur); cur.clear(); }
+    else if (c != ' ') cur += c;
+  }
+  if (!cur.empty()) items.push_back(cur);
+  return items;
+}
+
+std::string scalar_type_default(const std::string& v) {
+  static const std::map<std::string, std::string> m = {
+      {"long", "Int64"}, {"int64", "Int64"}, {"int", "Int32"}, {"int32", "Int32"}, {"float", "Float32"},
+      {"float32", "Float32"}, {"double", "Float64"}, {"float64", "Float64"}, {"bool", "Bool"},
+      {"half", "Float16"}, {"float16", "Float16"}, {"bfloat16", "BFloat16"}, {"uint8", "UInt8"}, {"int8", "Int8"},
+      {"int16", "Int16"}};
+  auto it = m.find(v);
+  return it == m.end() ? "" : "ScalarType::" + it->second;
+}
+
+std::string bool_text(const std::string& v) { return v == "True" ? "true" : "false"; }
+
+}  // namespace
+
+std::string cpp_arg_type(const Argument& a) {
+  const Type& t = a.type;
+  if (t.base == BaseType::Tensor) {
+    if (t.is_list) return t.elem_optional ? "const std::vector<std::optional<Tensor>>&" : "const std::vector<Tensor>&";
+    if (t.optional) return "const std::optional<Tensor>&";
+    return is_mutable(a) ? "Tensor&" : "const Tensor&";
+  }
+  if (t.is_list) {
+    std::string l = t.base == BaseType::Int ? "IntArrayRef"
+                    : t.base == BaseType::Bool ? "const std::vector<bool>&"
+                                               : "const std::vector<double>&";
+    if (t.optional) return t.base == BaseType::Int ? "std::optional<IntArrayRef>" : "const std::optional<std::vector<" + std::string(t.base == BaseType::Bool ? "bool" : "double") + ">>&";
+    return l;
+  }
+  if (t.base == BaseType::Scalar) return t.optional ? "const std::optional<Scalar>&" : "const Scalar&";
+  std::string v = value_type(t.base);
+  return t.optional ? "std::optional<" + v + ">" : v;
+}
+
+std::string cpp_return_type(const FunctionSchema& s) {
+  if (s.returns.empty()) return "void";
+  if (s.returns.size() == 1) return return_type(s.returns[0]);
+  std::string r = "std::tuple<";
+  for (size_t i = 0; i < s.returns.size(); ++i) r += (i ? ", " : "") + return_type(s.returns[i]);
+  return r + ">";
+}
+
+std::vector<std::string> int_list_default_items(const Argument& a) {
+  const std::string& v = *a.default_value;
+  if (v.front() == '[') return list_items(v);
+  return std::vector<std::string>(size_t(a.type.list_size.value_or(1)), v);  // int[2] stride=1 means [1, 1]
+}
+
+std::string cpp_default(const Argument& a) {
+  if (!a.default_value) return "";
+  const std::string& v = *a.default_value;
+  const Type& t = a.type;
+  if (v == "None") return "std::nullopt";
+  if (t.is_list) {
+    if (t.base == BaseType::Int) {
+      std::vector<std::string> items = int_list_default_items(a);
+      if (items.empty()) return "IntArrayRef{}";
+      std::string r = "IntArrayRef({";
+      for (size_t i = 0; i < items.size(); ++i) r += (i ? ", " : "") + items[i];
+      return r + "})";
+    }
+    if (t.base == BaseType::Bool) {
+      std::vector<std::string> items = v.front() == '[' ? list_items(v) : std::vector<std::string>(size_t(t.list_size.value_or(1)), v);
+      std::string r = "std::vector<bool>{";
+      for (size_t i = 0; i < items.size(); ++i) r += (i ? ", " : "") + bool_text(items[i]);
+      return r + "}";
+    }
+    return "";
+  }
+  switch (t.base) {
+    case BaseType::Bool: return bool_text(v);
+    case BaseType::Int: return v;
+    case BaseType::Float: return v.find_first_of(".e") == std::string::npos ? v + ".0" : v;
+    case BaseType::Str: {
+      std::string body = v.substr(1, v.size() - 2);
+      return "std::string_view(\"" + escape_c_string(body) + "\")";
+    }
+    case BaseType::Scalar:
+      if (v == "True" || v == "False") return "Scalar(" + bool_text(v) + ")";
+      if (v.find_first_of(".e") != std::string::npos) return "Scalar(" + v + ")";
+      return "Scalar(int64_t(" + v + "))";
+    case BaseType::ScalarType: return scalar_type_default(v);
+    default: return "";
+  }
+}
+
+std::vector<const Argument*> cpp_op_params_order(const FunctionSchema& s) {
+  std::vector<const Argument*> order;
+  bool out_fn = s.kind() == SchemaKind::Out;
+  if (out_fn)
+    for (const Argument& a : s.arguments) if (is_out_arg(a)) order.push_back(&a);
+  for (const Argument& a : s.arguments) if (!(out_fn && is_out_arg(a))) order.push_back(&a);
+  return order;
+}
+
+std::string cpp_op_params(const FunctionSchema& s, bool with_defaults, bool skip_self) {
+  std::vector<const Argument*> order = cpp_op_params_order(s);
+  // Defaults only on a trailing run of arguments that all have one.
+  size_t first_default = order.size();
+  while (first_default > 0 && !cpp_default(*order[first_default - 1]).empty()) --first_default;
+  std::string r;
+  bool first = true;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Argument& a = *order[i];
+    if (skip_self && a.name == "self") continue;
+    r += (first ? "" : ", ") + cpp_arg_type(a) + " " + a.name;
+    first = false;
+    if (with_defaults && i >= first_default) r += " = " + cpp_default(a);
+  }
+  return r;
+}
+
+std::string cpp_fn_ptr_type(const FunctionSchema& s) {
+  std::string r = cpp_return_type(s) + " (*)(";
+  for (size_t i = 0; i < s.arguments.size(); ++i) r += (i ? ", " : "") + cpp_arg_type(s.arguments[i]);
+  return r + ")";
+}
+
+std::string unbox_expr(const Argument& a, size_t i, const std::string& op) {
+  std::string v = "st[" + std::to_string(i) + "]";
+  std::string what = "\"" + op + ": argument '" + a.name + "'\"";
+  const Type& t = a.type;
+  auto opt = [&](const std::string& inner, const std::string& type) {
+    return v + ".is_none() ? " + type + "(std::nullopt) : " + type + "(" + inner + ")";
+  };
+  if (t.base == BaseType::Tensor) {
+    if (t.is_list) return t.elem_optional ? v + ".to_optional_tensor_list(" + what + ")" : v + ".to_tensor_list(" + what + ")";
+    if (t.optional) return v + ".to_optional_tensor(" + what + ")";
+    return is_mutable(a) ? v + ".to_tensor_mut(" + what + ")" : v + ".to_tensor(" + what + ")";
+  }
+  std::string inner;
+  if (t.is_list) {
+    inner = t.base == BaseType::Int ? v + ".to_int_list(" + what + ")"
+            : t.base == BaseType::Bool ? v + ".to_bool_list(" + what + ")"
+                                       : v + ".to_double_list(" + what + ")";
+    if (t.optional)
+      return opt(inner, t.base == BaseType::Int ? "std::optional<IntArrayRef>"
+                                                : std::string("std::optional<std::vector<") + (t.base == BaseType::Bool ? "bool" : "double") + ">>");
+    return inner;
+  }
+  switch (t.base) {
+    case BaseType::Int: inner = v + ".to_int(" + what + ")"; break;
+    case BaseType::Float: inner = v + ".to_double(" + what + ")"; break;
+    case BaseType::Bool: inner = v + ".to_bool(" + what + ")"; break;
+    case BaseType::Str: inner = v + ".to_string_view(" + what + ")"; break;
+    case BaseType::Scalar: inner = v + ".to_scalar(" + what + ")"; break;
+    case BaseType::ScalarType: inner = v + ".to_scalar_type(" + what + ")"; break;
+    case BaseType::Device: inner = v + ".to_device(" + what + ")"; break;
+    case BaseType::Generator: inner = v + ".to_generator(" + what + ")"; break;
+    default: break;
+  }
+  if (t.optional) return opt(inner, "std::optional<" + value_type(t.base) + ">");
+  return inner;
+}
+
+std::string box_returns(const FunctionSchema& s, const std::string& r) {
+  if (s.returns.empty()) return "";
+  if (s.returns.size() == 1) return "st.emplace_back(" + r + ");";
+  std::string out;
+  for (size_t i = 0; i < s.returns.size(); ++i)
+    out += "st.emplace_back(std::get<" + std::to_string(i) + ">(" + r + ")); ";
+  return out;
+}
+
+namespace {
+
+// Argument signature without annotations, for matching siblings.
+std::string plain_sig(const Argument& a) {
+  Type t = a.type;
+  return a.name + ":" + t.str();
+}
+
+bool same_args(const FunctionSchema& wrapper, const FunctionSchema& functional) {
+  std::vector<std::string> w, f;
+  for (const Argument& a : wrapper.arguments) if (!is_out_arg(a)) w.push_back(plain_sig(a));
+  for (const Argument& a : functional.arguments) f.push_back(plain_sig(a));
+  return w == f;
+}
+
+}  // namespace
+
+Model build_model(const std::vector<NativeFunction>& nfs, std::vector<LoadError>* errors) {
+  Model m;
+  m.ops.reserve(nfs.size());
+  std::set<std::string> c_names;
+  for (const NativeFunction& nf : nfs) {
+    OpInfo op;
+    op.nf = &nf;
+    const auto& n = nf.func.name;
+    op.qualified = n.qualified();
+    op.ident = c_ident((n.ns.empty() ? "" : n.ns + "_") + n.name + (n.overload.empty() ? "" : "_" + n.overload));
+    op.c_name = "tc_" + op.ident;
+    op.cpp_name = nf.func.kind() == SchemaKind::Out ? n.base_name() + "_out" : n.name;
+    if (!c_names.insert(op.c_name).second)
+      errors->push_back({nf.file, nf.line, "c-name-collision", "two ops map to the C name " + op.c_name, ""});
+    m.ops.push_back(op);
+  }
+  for (OpInfo& op : m.ops) {
+    const NativeFunction& nf = *op.nf;
+    SchemaKind k = nf.func.kind();
+    if (k == SchemaKind::Functional || nf.dispatch_given) continue;
+    for (const OpInfo& cand : m.ops) {
+      const FunctionSchema& f = cand.nf->func;
+      if (f.kind() == SchemaKind::Functional && f.name.name == nf.func.name.base_name() && same_args(nf.func, f)) {
+        op.functional = &cand;
+        break;
+      }
+    }
+    if (!op.functional) {
+      errors->push_back({nf.file, nf.line, "no-functional-sibling",
+                         op.qualified + " has no dispatch and no functional op with the same arguments to generate it from", ""});
+      continue;
+    }
+    op.generated_wrapper = true;
+  }
+  return m;
+}
+
+}  // namespace tc::codegen

@@ -1,0 +1,83 @@
+// Shared helpers for the generator modules: names, type mappings, defaults,
+// and the grouping of in-place/out ops with their functional siblings.
+#pragma once
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "codegen/native_functions.h"
+
+namespace tc::codegen {
+
+using schema::Argument;
+using schema::BaseType;
+using schema::FunctionSchema;
+using schema::Return;
+using schema::SchemaKind;
+using schema::Type;
+
+// One op plus what the generator derives for it.
+struct OpInfo {
+  const NativeFunction* nf = nullptr;
+  std::string qualified;   // "add.Tensor"
+  std::string c_name;      // "tc_add_Tensor"
+  std::string ident;       // "add_Tensor": used for generated helper names
+  std::string cpp_name;    // "add", "add_", "add_out"
+  const OpInfo* functional = nullptr;  // for generated in-place/out wrappers
+  bool generated_wrapper = false;      // in-place/out kernel written by the generator
+};
+
+struct Model {
+  std::vector<OpInfo> ops;
+};
+
+// Builds OpInfos, pairs wrappers with functional siblings. Appends errors.
+Model build_model(const std::vector<NativeFunction>& nfs, std::vector<LoadError>* errors);
+
+bool is_mutable(const Argument& a);  // Tensor(a!) ...
+bool is_out_arg(const Argument& a);  // mutable and kwarg-only
+bool is_tensor_like(const Type& t);  // Tensor, Tensor?, Tensor[]
+
+// C++ parameter type for an argument in op functions and kernels.
+std::string cpp_arg_type(const Argument& a);
+// C++ return type of the op function / kernel.
+std::string cpp_return_type(const FunctionSchema& s);
+// C++ default-argument expression for a's default (empty if none/unsupported).
+std::string cpp_default(const Argument& a);
+// Items of an int-list default: "[0, 1]" -> {0, 1}; int[2] "1" -> {1, 1}.
+std::vector<std::string> int_list_default_items(const Argument& a);
+// The kernel function-pointer type: "Tensor (*)(const Tensor&, ...)".
+std::string cpp_fn_ptr_type(const FunctionSchema& s);
+// Parameter list of the C++ op function ("const Tensor& self, ...").
+// Out variants put the out arguments first, like ATen's at::add_out.
+std::vector<const Argument*> cpp_op_params_order(const FunctionSchema& s);
+std::string cpp_op_params(const FunctionSchema& s, bool with_defaults, bool skip_self = false);
+
+// The expression that reads argument i from a Stack (`st`) as the kernel's type.
+std::string unbox_expr(const Argument& a, size_t index, const std::string& op);
+// Statements that push a kernel result `r` onto stack `st`.
+std::string box_returns(const FunctionSchema& s, const std::string& r);
+
+std::string c_ident(const std::string& s);  // sanitise to an identifier
+std::string escape_c_string(const std::string& s);
+
+class Writer {
+ public:
+  template <class T> Writer& operator<<(const T& v) { os_ << v; return *this; }
+  std::string str() const { return os_.str(); }
+ private:
+  std::ostringstream os_;
+};
+
+// Each output module.
+std::string gen_c_header(const Model& m);
+std::string gen_c_entries(const Model& m);
+std::string gen_cpp_ops_header(const Model& m);
+std::string gen_tensor_methods_header(const Model& m);
+std::string gen_cpp_ops_source(const Model& m);
+std::string gen_native_header(const Model& m);
+std::string gen_registration(const Model& m, const std::string& yaml_file);
+std::string gen_listing(const Model& m);
+
+}  // namespace tc::codegen

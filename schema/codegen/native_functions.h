@@ -1,0 +1,86 @@
+// ops.yaml loaded into the schema model, with the file-level rules checked.
+// Used by the generator and by the schema tests.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dispatch/schema/model.h"
+
+namespace tc::codegen {
+
+enum class Variant { Function, Method };
+
+// A dispatch key as written in ops.yaml `dispatch:` (runtime or alias key).
+// Keys: CPU, CUDA, PrivateUse1, CompositeExplicitAutograd, CompositeImplicitAutograd.
+struct NativeFunction {
+  schema::FunctionSchema func;
+  std::string func_text;                         // the `func:` string as written
+  std::vector<Variant> variants;                 // default: {Function}
+  std::map<std::string, std::string> dispatch;   // key name -> C++ kernel name in tc::native
+  bool dispatch_given = false;                   // false: CompositeImplicitAutograd by default
+  bool device_guard = true;
+  bool device_check = true;
+  std::vector<std::string> tags;
+  std::string file;
+  int line = 0;  // 1-based line of the entry's `func:`
+
+  bool has_composite_implicit() const;  // explicitly or by default
+  bool has_composite_explicit() const;
+};
+
+// Errors name file, line and rule: "ops.yaml:12: [unknown-key] ...".
+struct LoadError {
+  std::string file;
+  int line = 0;
+  std::string rule;
+  std::string message;
+  std::string schema_rule;  // for rule "schema": the parse_schema rule (e.g. "unknown-type")
+  std::string str() const;
+};
+
+struct LoadOptions {
+  // Directories whose sources are scanned for kernel definitions; a dispatch
+  // name not found there is the "undefined-kernel" error. Empty: skip the check.
+  std::vector<std::string> kernel_source_dirs;
+  // Kernel names the generator itself will produce (out=/in-place wrappers):
+  // never reported as undefined.
+  std::vector<std::string> generated_kernels;
+};
+
+// File-level rules (each error's `rule`):
+//   yaml               not valid YAML / entry not a mapping
+//   unknown-key        a key other than func, variants, dispatch, device_guard,
+//                      device_check, tags, python_module, manual_cpp_binding...
+//                      (only: func variants dispatch device_guard device_check tags)
+//   missing-func       an entry without `func`
+//   schema             the func string failed parse_schema (message carries its rule)
+//   unknown-variant    variants other than function / method
+//   method-without-self  `method` variant but no argument named self
+//   unknown-dispatch-key a dispatch key not in the list above
+//   both-composite     CompositeExplicitAutograd and CompositeImplicitAutograd on one op
+//   composite-with-backend  a composite key together with CPU/CUDA... — allowed in
+//                      ATen for explicit; we allow Explicit+backend, reject Implicit+backend
+//   duplicate-overload the same name.overload twice
+//   undefined-kernel   a dispatch kernel name defined in none of kernel_source_dirs
+//   bad-bool           device_guard/device_check not true/false
+//   duplicate-dispatch-key  one key given twice (e.g. `CPU: a` and `CPU, CUDA: b`)
+//   bad-kernel-name    a dispatch kernel name that is not a C++ identifier
+//   bad-tag            a tag that is not an identifier
+// ("yaml" also covers a key whose value has the wrong YAML kind, a repeated key
+// in one entry, and an empty `dispatch:`.)
+// Every error's line is the 1-based line of the offending entry (its `func:`);
+// only "yaml" parse errors point at the parser's own position.
+// Entries without errors are appended to *out, even if others fail. Entries
+// already in *out (from an earlier file) take part in duplicate-overload, so
+// several fragment files can be loaded one after another into one vector.
+// Returns every error found, in file order; empty on success.
+std::vector<LoadError> load_native_functions(const std::string& yaml_text, const std::string& file_name,
+                                             const LoadOptions& opts, std::vector<NativeFunction>* out);
+
+// Reads `path` and loads it (errors name `path`); an unreadable file is rule "io".
+std::vector<LoadError> load_native_functions_file(const std::string& path, const LoadOptions& opts,
+                                                  std::vector<NativeFunction>* out);
+
+}  // namespace tc::codegen

@@ -1,0 +1,96 @@
+#include "core/allocator.h"
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+
+#include "core/error.h"
+
+namespace tc {
+namespace {
+
+constexpr size_t kAlignment = 64;
+// Blocks at least this big are cached on free: below it malloc is cheap and
+// page faults are not the cost that matters.
+constexpr size_t kCacheMin = size_t(1) << 20;
+// Cached bytes beyond this are returned to the system.
+constexpr size_t kCacheLimit = size_t(1) << 30;
+
+class CpuAllocator final : public Allocator {
+ public:
+  DataPtr allocate(size_t nbytes) override {
+    if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, Device(DeviceType::CPU));
+    size_t rounded = (nbytes + kAlignment - 1) & ~(kAlignment - 1);
+    TC_CHECK(rounded >= nbytes, OutOfMemory, "allocate: ", nbytes, " bytes is too large");
+    if (rounded >= kCacheMin) {
+      std::lock_guard<std::mutex> g(mu_);
+      auto it = cache_.find(rounded);  // exact size only: no fragmentation games
+      if (it != cache_.end()) {
+        void* p = it->second;
+        cache_.erase(it);
+        cached_bytes_ -= rounded;
+        return DataPtr(p, reinterpret_cast<void*>(rounded), &CpuAllocator::free_cached, Device(DeviceType::CPU));
+      }
+    }
+    void* p = std::aligned_alloc(kAlignment, rounded);
+    TC_CHECK(p != nullptr, OutOfMemory, "allocate: out of memory allocating ", nbytes, " bytes on cpu");
+    if (rounded >= kCacheMin)
+      return DataPtr(p, reinterpret_cast<void*>(rounded), &CpuAllocator::free_cached, Device(DeviceType::CPU));
+    return DataPtr(p, nullptr, &CpuAllocator::free_plain, Device(DeviceType::CPU));
+  }
+  Device device() const override { return Device(DeviceType::CPU); }
+
+  void empty_cache() {
+    std::lock_guard<std::mutex> g(mu_);
+    for (auto& kv : cache_) std::free(kv.second);
+    cache_.clear();
+    cached_bytes_ = 0;
+  }
+
+ private:
+  static void free_plain(void*, void* data) { std::free(data); }
+  static void free_cached(void* ctx, void* data);
+
+  std::mutex mu_;
+  std::multimap<size_t, void*> cache_;
+  size_t cached_bytes_ = 0;
+  friend CpuAllocator& instance();
+};
+
+CpuAllocator& instance() {
+  static CpuAllocator* a = new CpuAllocator();  // leaked: outlives static destructors
+  return *a;
+}
+
+void CpuAllocator::free_cached(void* ctx, void* data) {
+  size_t size = reinterpret_cast<size_t>(ctx);
+  CpuAllocator& a = instance();
+  std::lock_guard<std::mutex> g(a.mu_);
+  if (a.cached_bytes_ + size > kCacheLimit) {
+    std::free(data);
+    return;
+  }
+  a.cache_.emplace(size, data);
+  a.cached_bytes_ += size;
+}
+
+Allocator* g_allocators[16] = {};
+
+int slot(DeviceType t) { return int(t) & 15; }
+
+}  // namespace
+
+Allocator* cpu_allocator() { return &instance(); }
+void cpu_allocator_empty_cache() { instance().empty_cache(); }
+
+Allocator* get_allocator(DeviceType t) {
+  if (t == DeviceType::CPU) return cpu_allocator();
+  Allocator* a = g_allocators[slot(t)];
+  TC_CHECK(a != nullptr, Device, "no allocator for device type ", device_type_name(t),
+           " (is its backend library loaded?)");
+  return a;
+}
+
+void set_allocator(DeviceType t, Allocator* a) { g_allocators[slot(t)] = a; }
+
+}  // namespace tc

@@ -1,0 +1,523 @@
+#include "core/iter.h"
+
+#include <cstring>
+#include <type_traits>
+
+#include "core/promotion.h"
+#include "core/shape.h"
+
+namespace tc {
+
+// ---------------------------------------------------------------------------
+// Configuration
+
+TensorIter::Operand& TensorIter::push(bool is_output) {
+  TC_INTERNAL_ASSERT(nops_ < kMaxOperands, "(", op_, ": more than ", kMaxOperands, " operands)");
+  TC_INTERNAL_ASSERT(!is_output || nops_ == nouts_, "(", op_, ": outputs must be added before inputs)");
+  Operand& o = ops_[nops_++];
+  o.is_output = is_output;
+  if (is_output) ++nouts_;
+  return o;
+}
+
+TensorIter& TensorIter::add_output(Tensor& out) {
+  push(true).out = &out;
+  return *this;
+}
+
+TensorIter& TensorIter::add_input(const Tensor& t) {
+  push(false).tensor = &t;
+  return *this;
+}
+
+TensorIter& TensorIter::add_input(const Tensor& t, ScalarType dtype) {
+  Operand& o = push(false);
+  o.tensor = &t;
+  o.fixed = dtype;
+  return *this;
+}
+
+TensorIter& TensorIter::add_scalar_input(const Scalar& s) {
+  Operand& o = push(false);
+  o.is_number = true;
+  o.number = s;
+  return *this;
+}
+
+TensorIter& TensorIter::add_scalar_input(const Scalar& s, ScalarType dtype) {
+  add_scalar_input(s);
+  ops_[nops_ - 1].fixed = dtype;
+  return *this;
+}
+
+// ---------------------------------------------------------------------------
+// build()
+
+void TensorIter::build() {
+  for (int i = 0; i < nops_; ++i) {
+    const Operand& o = ops_[i];
+    const Tensor* t = o.is_output ? o.out : o.tensor;
+    if (o.is_number) continue;
+    if (o.is_output && !t->defined()) continue;
+    TC_CHECK_ARG(t->defined(), op_, ": expected a defined tensor for input ", i - nouts_);
+    TC_CHECK(t->is_cpu(), Device, op_, ": expected all tensors to be on cpu, but found one on ", t->device());
+  }
+  compute_shape();
+  compute_dtypes();
+  prepare_outputs();
+  check_overlap();
+  convert_inputs();
+  if (!try_contiguous_layout()) general_layout();
+}
+
+// Broadcast shape over the inputs (and over defined outputs when they are not
+// resized). Also sizes the geometry buffers.
+void TensorIter::compute_shape() {
+  auto participates = [&](const Operand& o) -> const Tensor* {
+    if (o.is_number) return nullptr;
+    if (!o.is_output) return o.tensor;
+    return (!resize_outputs_ && o.out->defined()) ? o.out : nullptr;
+  };
+  int nd = 0;
+  for (int i = 0; i < nops_; ++i)
+    if (const Tensor* t = participates(ops_[i])) nd = std::max(nd, int(t->dim()));
+  bndim_ = nd;
+  const int cap = std::max(nd, 1);
+  const size_t need = size_t(cap) * size_t(4 + nops_);
+  int64_t* buf = inline_;
+  if (need > sizeof(inline_) / sizeof(int64_t)) {
+    heap_.reset(new int64_t[need]);
+    buf = heap_.get();
+  }
+  bshape_ = buf;
+  shape_ = buf + cap;
+  orig_ = buf + 2 * cap;
+  scratch_ = buf + 3 * cap;
+  strides_ = buf + 4 * cap;
+
+  for (int d = 0; d < nd; ++d) bshape_[d] = 1;
+  for (int i = 0; i < nops_; ++i) {
+    const Tensor* t = participates(ops_[i]);
+    if (!t) continue;
+    IntArrayRef sz = t->sizes();
+    const int off = nd - int(sz.size());
+    for (size_t j = 0; j < sz.size(); ++j) {
+      int64_t& b = bshape_[off + int(j)];
+      if (b == sz[j] || sz[j] == 1) continue;
+      if (b == 1) {
+        b = sz[j];
+        continue;
+      }
+      // Mismatch: let the shared helper phrase the error.
+      broadcast_shapes(IntArrayRef(bshape_, size_t(nd)), sz, op_);
+      TC_FAIL(InvalidArgument, op_, ": shapes cannot be broadcast together");
+    }
+  }
+  numel_ = checked_numel(IntArrayRef(bshape_, size_t(nd)), op_);
+}
+
+void TensorIter::compute_dtypes() {
+  if (compute_ != ScalarType::Undefined) {
+    common_ = compute_;
+  } else if (promote_) {
+    ResultTypeState st;
+    for (int i = nouts_; i < nops_; ++i) {
+      const Operand& o = ops_[i];
+      if (o.fixed != ScalarType::Undefined) continue;
+      if (o.is_number) st.add(o.number);
+      else st.add(*o.tensor);
+    }
+    common_ = st.result();
+    if (int_to_float_ && common_ != ScalarType::Undefined && !is_floating(common_)) common_ = ScalarType::Float32;
+  }
+  ScalarType first_input = ScalarType::Undefined;
+  for (int i = nouts_; i < nops_; ++i) {
+    Operand& o = ops_[i];
+    if (o.fixed != ScalarType::Undefined) o.dtype = o.fixed;
+    else if (common_ != ScalarType::Undefined) o.dtype = common_;
+    else if (o.is_number)  // a number keeps full precision when nothing else decides
+      o.dtype = o.number.is_floating_point() ? ScalarType::Float64
+                : o.number.is_integral()     ? ScalarType::Int64
+                                             : ScalarType::Bool;
+    else o.dtype = o.tensor->dtype();
+    if (first_input == ScalarType::Undefined) first_input = o.dtype;
+  }
+  for (int i = 0; i < nouts_; ++i) {
+    Operand& o = ops_[i];
+    const bool defined = o.out->defined();
+    ScalarType loop = out_dtype_ != ScalarType::Undefined ? out_dtype_
+                      : common_ != ScalarType::Undefined  ? common_
+                      : defined                           ? o.out->dtype()
+                                                          : first_input;
+    TC_INTERNAL_ASSERT(loop != ScalarType::Undefined, "(", op_, ": no dtype for output ", i, ")");
+    o.dtype = loop;
+    if (!defined) {
+      o.kind = OutKind::Allocate;
+    } else if (o.out->dtype() != loop) {
+      TC_CHECK_TYPE(!check_cast_ || can_cast(loop, o.out->dtype()), op_, ": result type ", loop,
+                    " can't be cast to the desired output type ", o.out->dtype());
+      o.kind = OutKind::Temp;
+    }
+  }
+}
+
+// Shape checks (and out= resizing) for defined outputs.
+void TensorIter::prepare_outputs() {
+  IntArrayRef bshape(bshape_, size_t(bndim_));
+  for (int i = 0; i < nouts_; ++i) {
+    Operand& o = ops_[i];
+    if (o.kind == OutKind::Allocate || o.out->sizes() == bshape) continue;
+    bool is_input = false;
+    for (int j = nouts_; j < nops_; ++j)
+      if (ops_[j].tensor && ops_[j].tensor->is_same(*o.out)) is_input = true;
+    TC_CHECK_ARG(resize_outputs_ && !is_input, op_, ": output with shape ", o.out->sizes(),
+                 " doesn't match the broadcast shape ", bshape);
+    o.out->impl()->resize_contiguous(bshape);
+  }
+}
+
+namespace {
+
+bool same_layout(const Tensor& a, const Tensor& b) {
+  return a.data_ptr() == b.data_ptr() && a.dtype() == b.dtype() && a.sizes() == b.sizes() &&
+         a.strides() == b.strides();
+}
+
+}  // namespace
+
+// Writing through an output that aliases itself, or partly aliases an input,
+// would give order-dependent results: refuse, as PyTorch does.
+void TensorIter::check_overlap() const {
+  for (int i = 0; i < nouts_; ++i) {
+    const Operand& o = ops_[i];
+    if (o.kind == OutKind::Allocate) continue;
+    const Tensor& out = *o.out;
+    for (int64_t d = 0; d < out.dim(); ++d) {
+      TC_CHECK_ARG(!(out.sizes()[size_t(d)] > 1 && out.strides()[size_t(d)] == 0), op_,
+                   ": unsupported operation: more than one element of the written-to tensor refers to a single "
+                   "memory location. Please clone() the tensor before performing the operation.");
+    }
+    if (out.numel() == 0) continue;
+    for (int j = nouts_; j < nops_; ++j) {
+      const Tensor* in = ops_[j].tensor;
+      if (!in || in->numel() == 0 || in->storage().get() != out.storage().get()) continue;
+      if (in->is_same(out) || same_layout(*in, out)) continue;  // full overlap is fine
+      if (!in->is_contiguous() || !out.is_contiguous()) continue;  // too hard to tell: allow
+      const char* a0 = static_cast<const char*>(out.data_ptr());
+      const char* a1 = a0 + out.numel() * int64_t(out.element_size());
+      const char* b0 = static_cast<const char*>(in->data_ptr());
+      const char* b1 = b0 + in->numel() * int64_t(in->element_size());
+      TC_CHECK_ARG(a1 <= b0 || b1 <= a0, op_,
+                   ": unsupported operation: some elements of the input tensor and the written-to tensor refer "
+                   "to a single memory location. Please clone() the tensor before performing the operation.");
+    }
+  }
+}
+
+// One-element inputs (and numbers) become a stride-0 value in the loop dtype;
+// larger inputs of another dtype are cast into a temporary.
+void TensorIter::convert_inputs() {
+  for (int i = nouts_; i < nops_; ++i) {
+    Operand& o = ops_[i];
+    if (o.is_number) {
+      write_scalar(o.buf, o.dtype, o.number);
+      o.data = reinterpret_cast<char*>(o.buf);
+      o.stride0 = true;
+      continue;
+    }
+    const Tensor& t = *o.tensor;
+    if (t.numel() == 1) {
+      o.stride0 = true;
+      if (t.dtype() == o.dtype) {
+        o.data = static_cast<char*>(t.data_ptr());
+      } else {
+        write_scalar(o.buf, o.dtype, read_scalar(t.data_ptr(), t.dtype()));
+        o.data = reinterpret_cast<char*>(o.buf);
+      }
+    } else if (t.dtype() != o.dtype) {
+      o.temp = empty_tensor(t.sizes(), o.dtype);
+      cast_copy(o.temp, t, op_);
+      o.data = static_cast<char*>(o.temp.data_ptr());
+    } else {
+      o.data = static_cast<char*>(t.data_ptr());
+    }
+  }
+}
+
+// The tensor whose memory the loop reads or writes for operand `o`, or null
+// when that is not a caller-visible layout yet (numbers, outputs to allocate).
+const Tensor* TensorIter::loop_tensor(const Operand& o) const {
+  if (o.stride0) return nullptr;
+  if (o.is_output) return o.kind == OutKind::Direct ? o.out : nullptr;
+  return o.temp.defined() ? &o.temp : o.tensor;
+}
+
+// Everything dense and of the broadcast shape: one flat run.
+bool TensorIter::try_contiguous_layout() {
+  IntArrayRef bshape(bshape_, size_t(bndim_));
+  for (int i = 0; i < nops_; ++i) {
+    const Tensor* t = loop_tensor(ops_[i]);
+    if (t && !(t->is_contiguous() && t->sizes() == bshape)) return false;
+  }
+  ndim_ = 1;
+  shape_[0] = numel_;
+  orig_[0] = 0;
+  for (int i = 0; i < nops_; ++i) {
+    Operand& o = ops_[i];
+    if (o.is_output && o.kind != OutKind::Direct) {
+      Tensor t = empty_tensor(bshape, o.dtype);
+      o.data = static_cast<char*>(t.data_ptr());
+      if (o.kind == OutKind::Allocate) {
+        *o.out = std::move(t);
+      } else {
+        o.temp = std::move(t);
+        needs_finish_ = true;
+      }
+    } else if (o.is_output) {
+      o.data = static_cast<char*>(o.out->data_ptr());
+    }
+    strides_[i] = o.stride0 ? 0 : int64_t(element_size(o.dtype));
+  }
+  return true;
+}
+
+void TensorIter::general_layout() {
+  // bndim_ >= 1 here: with zero dims every operand is one dense element.
+  ndim_ = bndim_;
+  for (int k = 0; k < ndim_; ++k) {
+    orig_[k] = ndim_ - 1 - k;
+    shape_[k] = bshape_[orig_[k]];
+  }
+  for (int i = 0; i < nops_; ++i) {
+    Operand& o = ops_[i];
+    const Tensor* t = loop_tensor(o);
+    if (!t) {
+      for (int k = 0; k < ndim_; ++k) strides_[k * nops_ + i] = 0;
+      continue;
+    }
+    if (o.is_output) o.data = static_cast<char*>(t->data_ptr());
+    const int64_t es = int64_t(element_size(o.dtype));
+    const int off = bndim_ - int(t->dim());
+    for (int k = 0; k < ndim_; ++k) {
+      const int td = int(orig_[k]) - off;
+      int64_t s = 0;
+      if (td >= 0) {
+        const int64_t sz = t->sizes()[size_t(td)];
+        s = (sz == 1 && shape_[k] != 1) ? 0 : t->strides()[size_t(td)] * es;
+      }
+      strides_[k * nops_ + i] = s;
+    }
+  }
+  reorder_dims();
+  for (int i = 0; i < nouts_; ++i)
+    if (ops_[i].kind != OutKind::Direct) allocate_in_iteration_order(ops_[i]);
+  coalesce();
+}
+
+// ATen's reorder_dimensions: an insertion sort putting the dim with the
+// smallest stride innermost, outputs' layout first, broadcast dims neutral.
+void TensorIter::reorder_dims() {
+  if (ndim_ <= 1) return;
+  int64_t* perm = scratch_;
+  for (int k = 0; k < ndim_; ++k) perm[k] = k;
+  auto should_swap = [&](int64_t d0, int64_t d1) -> int {
+    for (int i = 0; i < nops_; ++i) {
+      const Operand& o = ops_[i];
+      if (o.stride0 || (o.is_output && o.kind != OutKind::Direct)) continue;
+      const int64_t s0 = strides_[d0 * nops_ + i], s1 = strides_[d1 * nops_ + i];
+      if (s0 == 0 || s1 == 0) continue;
+      if (s0 < s1) return -1;
+      if (s0 > s1) return 1;
+      if (shape_[d0] > shape_[d1]) return 1;
+    }
+    return 0;
+  };
+  bool changed = false;
+  for (int i = 1; i < ndim_; ++i) {
+    int d1 = i;
+    for (int d0 = i - 1; d0 >= 0; --d0) {
+      const int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+        changed = true;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  if (!changed) return;
+  // Apply perm: new dim k takes old dim perm[k]. ndim_ is small; use a
+  // temporary copy on the stack when it fits.
+  int64_t tmp_inline[kInlineDims * (2 + kMaxOperands)];
+  std::unique_ptr<int64_t[]> tmp_heap;
+  const size_t need = size_t(ndim_) * size_t(2 + nops_);
+  int64_t* tmp = tmp_inline;
+  if (need > sizeof(tmp_inline) / sizeof(int64_t)) {
+    tmp_heap.reset(new int64_t[need]);
+    tmp = tmp_heap.get();
+  }
+  std::memcpy(tmp, shape_, sizeof(int64_t) * size_t(ndim_));
+  std::memcpy(tmp + ndim_, orig_, sizeof(int64_t) * size_t(ndim_));
+  std::memcpy(tmp + 2 * ndim_, strides_, sizeof(int64_t) * size_t(ndim_ * nops_));
+  for (int k = 0; k < ndim_; ++k) {
+    const int64_t p = perm[k];
+    shape_[k] = tmp[p];
+    orig_[k] = tmp[ndim_ + p];
+    for (int i = 0; i < nops_; ++i) strides_[k * nops_ + i] = tmp[2 * ndim_ + p * nops_ + i];
+  }
+}
+
+// A new output dense in iteration order, so it matches the inputs' layout
+// (a transposed input gives a transposed output, as in PyTorch).
+void TensorIter::allocate_in_iteration_order(Operand& o) {
+  int64_t running = 1;
+  for (int k = 0; k < ndim_; ++k) {
+    scratch_[orig_[k]] = running;
+    running *= std::max<int64_t>(shape_[k], 1);
+  }
+  Tensor t = empty_strided_tensor(IntArrayRef(bshape_, size_t(bndim_)), IntArrayRef(scratch_, size_t(bndim_)),
+                                  o.dtype, Device(DeviceType::CPU));
+  const int64_t es = int64_t(element_size(o.dtype));
+  const int i = int(&o - ops_);
+  for (int k = 0; k < ndim_; ++k) strides_[k * nops_ + i] = scratch_[orig_[k]] * es;
+  o.data = static_cast<char*>(t.data_ptr());
+  if (o.kind == OutKind::Allocate) {
+    *o.out = std::move(t);
+  } else {
+    o.temp = std::move(t);
+    needs_finish_ = true;
+  }
+}
+
+// Merge neighbouring dims that every operand walks as one (ATen's coalesce).
+void TensorIter::coalesce() {
+  if (ndim_ <= 1) return;
+  auto can_merge = [&](int d0, int d1) {
+    if (shape_[d0] == 1 || shape_[d1] == 1) return true;
+    for (int i = 0; i < nops_; ++i)
+      if (shape_[d0] * strides_[d0 * nops_ + i] != strides_[d1 * nops_ + i]) return false;
+    return true;
+  };
+  auto copy_strides = [&](int dst, int src) {
+    for (int i = 0; i < nops_; ++i) strides_[dst * nops_ + i] = strides_[src * nops_ + i];
+  };
+  int prev = 0;
+  for (int d = 1; d < ndim_; ++d) {
+    if (can_merge(prev, d)) {
+      if (shape_[prev] == 1) copy_strides(prev, d);
+      shape_[prev] *= shape_[d];
+    } else {
+      ++prev;
+      if (prev != d) {
+        copy_strides(prev, d);
+        shape_[prev] = shape_[d];
+      }
+    }
+  }
+  ndim_ = prev + 1;
+}
+
+void TensorIter::finish() {
+  needs_finish_ = false;
+  for (int i = 0; i < nouts_; ++i) {
+    Operand& o = ops_[i];
+    if (o.kind != OutKind::Temp || !o.temp.defined()) continue;
+    cast_copy(*o.out, o.temp, op_);
+    o.temp = Tensor();
+  }
+}
+
+bool TensorIter::is_scalar(int op) const {
+  if (ops_[op].stride0) return true;
+  for (int d = 0; d < ndim_; ++d)
+    if (strides_[d * nops_ + op] != 0) return false;
+  return true;
+}
+
+bool TensorIter::is_contiguous() const {
+  if (ndim_ != 1) return false;
+  for (int i = 0; i < nops_; ++i) {
+    const int64_t s = strides_[i];
+    if (s != 0 && s != int64_t(element_size(ops_[i].dtype))) return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Casting
+
+namespace {
+
+template <class T>
+constexpr bool is_reduced_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+// PyTorch's element conversion (c10::convert): reduced floats go through
+// float; floating -> small integers through int64 (so -1.0 -> uint8 is 255);
+// anything -> bool is "!= 0".
+template <class D, class S>
+inline D convert(S v) {
+  if constexpr (std::is_same_v<D, S>) {
+    return v;
+  } else if constexpr (is_reduced_v<S>) {
+    return convert<D, float>(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<D, bool>) {
+    return v != S(0);
+  } else if constexpr (is_reduced_v<D>) {
+    return D(static_cast<float>(v));
+  } else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D> && sizeof(D) < 4) {
+    return static_cast<D>(static_cast<int64_t>(v));
+  } else {
+    return static_cast<D>(v);
+  }
+}
+
+using CastFn = CastLoopFn;
+
+template <class D, class S>
+void cast_typed(char* dst, int64_t ds, const char* src, int64_t ss, int64_t n) {
+  if constexpr (std::is_same_v<D, S>) {
+    if (ds == int64_t(sizeof(D)) && ss == int64_t(sizeof(S))) {
+      std::memmove(dst, src, size_t(n) * sizeof(D));
+      return;
+    }
+  }
+  if (ds == int64_t(sizeof(D)) && ss == int64_t(sizeof(S))) {
+    D* d = reinterpret_cast<D*>(dst);
+    const S* s = reinterpret_cast<const S*>(src);
+    for (int64_t i = 0; i < n; ++i) d[i] = convert<D, S>(s[i]);
+  } else if (ds == int64_t(sizeof(D)) && ss == 0) {
+    D* d = reinterpret_cast<D*>(dst);
+    const D v = convert<D, S>(*reinterpret_cast<const S*>(src));
+    for (int64_t i = 0; i < n; ++i) d[i] = v;
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      *reinterpret_cast<D*>(dst + i * ds) = convert<D, S>(*reinterpret_cast<const S*>(src + i * ss));
+  }
+}
+
+template <class D>
+CastFn cast_fn_from(ScalarType src) {
+  CastFn fn = nullptr;
+  TC_DISPATCH_ALL_TYPES_AND_BOOL(src, "cast", [&] { fn = &cast_typed<D, scalar_t>; });
+  return fn;
+}
+
+}  // namespace
+
+CastLoopFn cast_loop_fn(ScalarType dst, ScalarType src) {
+  CastFn fn = nullptr;
+  TC_DISPATCH_ALL_TYPES_AND_BOOL(dst, "cast", [&] { fn = cast_fn_from<scalar_t>(src); });
+  return fn;
+}
+
+void cast_copy(const Tensor& dst, const Tensor& src, const char* op) {
+  Tensor out = dst;
+  TensorIter it(op);
+  it.add_output(out).add_input(src).resize_outputs(false).check_output_cast(false);
+  it.build();
+  const CastFn fn = cast_loop_fn(out.dtype(), src.dtype());
+  it.for_each([fn](char** data, const int64_t* s, int64_t n) { fn(data[0], s[0], data[1], s[1], n); });
+}
+
+}  // namespace tc

@@ -1,0 +1,126 @@
+#include "core/tensor.h"
+
+#include "core/shape.h"
+
+namespace tc {
+
+int64_t Tensor::size(int64_t d) const {
+  TC_CHECK_INDEX(dim() > 0, "size: argument 'dim' (", d, ") is out of range for a zero-dim tensor");
+  return sizes()[size_t(wrap_dim(d, dim(), "size"))];
+}
+int64_t Tensor::stride(int64_t d) const {
+  TC_CHECK_INDEX(dim() > 0, "stride: argument 'dim' (", d, ") is out of range for a zero-dim tensor");
+  return strides()[size_t(wrap_dim(d, dim(), "stride"))];
+}
+
+Scalar Tensor::item() const {
+  TC_CHECK_ARG(defined(), "item: the tensor is undefined");
+  TC_CHECK_ARG(numel() == 1, "item: a tensor with ", numel(), " elements cannot be converted to a Scalar");
+  TC_CHECK(is_cpu(), Device, "item: tensors on ", device(), " are not readable from the host yet");
+  return read_scalar(data_ptr(), dtype());
+}
+
+Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
+  TC_CHECK_TYPE(is_valid_dtype(int(dtype)), "empty: unsupported dtype ", dtype);
+  int64_t n = checked_numel(sizes, "empty");
+  size_t es = element_size(dtype);
+  TC_CHECK(n <= int64_t(INT64_MAX / int64_t(es)), OutOfMemory, "empty: ", n, " elements of ", dtype,
+           " exceed the addressable size");
+  auto storage = make_intrusive<StorageImpl>(size_t(n) * es, get_allocator(device.type));
+  DimVector strides = contiguous_strides(sizes);
+  return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
+}
+
+Tensor empty_strided_tensor(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device) {
+  TC_CHECK_ARG(sizes.size() == strides.size(), "empty_strided: sizes ", sizes, " and strides ", strides,
+               " differ in length");
+  checked_numel(sizes, "empty_strided");
+  int64_t extent = 1;  // 1 + max offset
+  bool any_zero = false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    TC_CHECK_ARG(strides[i] >= 0, "empty_strided: argument 'stride' expected non-negative strides, got ", strides);
+    if (sizes[i] == 0) any_zero = true;
+    int64_t term;
+    TC_CHECK(!__builtin_mul_overflow(sizes[i] - 1, strides[i], &term) &&
+                 !__builtin_add_overflow(extent, term, &extent),
+             OutOfMemory, "empty_strided: sizes ", sizes, " with strides ", strides, " overflow int64");
+  }
+  if (any_zero) extent = 0;
+  auto storage = make_intrusive<StorageImpl>(size_t(extent) * element_size(dtype), get_allocator(device.type));
+  return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
+}
+
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
+  auto impl = make_intrusive<TensorImpl>(base.storage(), base.dtype(), sizes, strides, storage_offset);
+  impl->share_version_counter(base.impl()->version_counter());
+  return Tensor(std::move(impl));
+}
+
+Tensor tensor_from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device,
+                        DeleterFn deleter, void* ctx) {
+  TC_CHECK_TYPE(is_valid_dtype(int(dtype)), "from_blob: unsupported dtype ", dtype);
+  int64_t n = checked_numel(sizes, "from_blob");
+  DimVector st = strides.empty() && !sizes.empty() ? contiguous_strides(sizes) : DimVector(strides);
+  TC_CHECK_ARG(st.size() == sizes.size(), "from_blob: sizes ", sizes, " and strides ", strides,
+               " differ in length");
+  int64_t extent = n == 0 ? 0 : 1;
+  for (size_t i = 0; i < sizes.size() && n; ++i) extent += (sizes[i] - 1) * st[i];
+  auto storage = make_intrusive<StorageImpl>(DataPtr(data, ctx, deleter, device),
+                                             size_t(extent) * element_size(dtype));
+  return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, st, 0));
+}
+
+void write_scalar(void* p, ScalarType dtype, const Scalar& v) {
+  TC_DISPATCH_ALL_TYPES_AND_BOOL(dtype, "write_scalar", [&] {
+    *static_cast<scalar_t*>(p) = v.to<scalar_t>();
+  });
+}
+
+Scalar read_scalar(const void* p, ScalarType dtype) {
+  Scalar out;
+  TC_DISPATCH_ALL_TYPES_AND_BOOL(dtype, "read_scalar", [&] {
+    scalar_t v = *static_cast<const scalar_t*>(p);
+    if constexpr (std::is_same_v<scalar_t, bool>) out = Scalar(v);
+    else if constexpr (std::is_integral_v<scalar_t>) out = Scalar(int64_t(v));
+    else out = Scalar(double(v));
+  });
+  return out;
+}
+
+Tensor scalar_to_tensor(const Scalar& s, std::optional<ScalarType> dtype) {
+  Tensor t = empty_tensor({}, dtype.value_or(s.default_dtype()));
+  write_scalar(t.data_ptr(), t.dtype(), s);
+  return t;
+}
+
+Tensor wrapped_scalar_tensor(const Scalar& s) {
+  ScalarType dt = s.is_floating_point() ? ScalarType::Float64 : s.is_integral() ? ScalarType::Int64 : ScalarType::Bool;
+  Tensor t = scalar_to_tensor(s, dt);
+  t.impl()->set_wrapped_number(true);
+  return t;
+}
+
+Scalar read_element(const Tensor& t, int64_t flat) {
+  TC_CHECK(t.is_cpu(), Device, "read_element: tensor is on ", t.device());
+  int64_t off = 0;
+  for (int64_t d = t.dim() - 1; d >= 0; --d) {
+    int64_t sz = t.sizes()[size_t(d)];
+    off += (flat % sz) * t.strides()[size_t(d)];
+    flat /= sz;
+  }
+  return read_scalar(static_cast<const char*>(t.data_ptr()) + off * int64_t(t.element_size()), t.dtype());
+}
+
+Scalar Scalar::operator-() const {
+  if (tag_ == Tag::Float) return Scalar(-v_.d);
+  if (tag_ == Tag::Int) return Scalar(-v_.i);
+  return Scalar(int64_t(-v_.i));
+}
+
+std::ostream& operator<<(std::ostream& os, const Scalar& s) {
+  if (s.is_bool()) return os << (s.to_bool() ? "True" : "False");
+  if (s.is_integral()) return os << s.to_int();
+  return os << s.to_double();
+}
+
+}  // namespace tc

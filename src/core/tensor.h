@@ -1,0 +1,95 @@
+// tc::Tensor: a refcounted handle to a TensorImpl. Copying shares the tensor
+// (like at::Tensor). Operator functions and methods are generated from the
+// schema (tensorc_gen/ops.h, tensorc_gen/tensor_methods.h).
+#pragma once
+#include <optional>
+#include <vector>
+
+#include "core/error.h"
+#include "core/generator.h"
+#include "core/scalar.h"
+#include "core/tensor_impl.h"
+
+namespace tc {
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(intrusive_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const { return bool(impl_); }
+  TensorImpl* impl() const { return impl_.get(); }
+  const intrusive_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  int64_t use_count() const { return impl_ ? impl_->use_count() : 0; }
+
+  int64_t dim() const { return impl_->dim(); }
+  int64_t ndimension() const { return dim(); }
+  IntArrayRef sizes() const { return impl_->sizes(); }
+  IntArrayRef strides() const { return impl_->strides(); }
+  int64_t size(int64_t d) const;    // wraps negative dims
+  int64_t stride(int64_t d) const;  // wraps negative dims
+  int64_t numel() const { return impl_->numel(); }
+  ScalarType scalar_type() const { return impl_->dtype(); }
+  ScalarType dtype() const { return impl_->dtype(); }
+  Device device() const { return impl_->device(); }
+  bool is_cpu() const { return device().is_cpu(); }
+  int64_t storage_offset() const { return impl_->storage_offset(); }
+  bool is_contiguous() const { return impl_->is_contiguous(); }
+  size_t element_size() const { return tc::element_size(dtype()); }
+  void* data_ptr() const { return impl_->data(); }
+  template <class T> T* data_ptr() const { return static_cast<T*>(impl_->data()); }
+  const Storage& storage() const { return impl_->storage(); }
+  DispatchKeySet key_set() const { return impl_->key_set(); }
+  uint32_t version() const { return impl_->version(); }
+  void bump_version() const { impl_->bump_version(); }
+  bool requires_grad() const { auto* m = impl_->autograd_meta(); return m && m->requires_grad(); }
+  // Gives up this handle's reference without decrementing it (C ABI handoff).
+  TensorImpl* unsafe_release() { return impl_.release_ownership(); }
+
+  // The value of a one-element tensor (CPU; other devices copy to host).
+  Scalar item() const;
+  template <class T> T item() const { return item().to<T>(); }
+
+#if __has_include("tensorc_gen/tensor_methods.h")
+#include "tensorc_gen/tensor_methods.h"
+#endif
+
+ private:
+  intrusive_ptr<TensorImpl> impl_;
+};
+
+using TensorList = std::vector<Tensor>;
+using OptionalTensor = std::optional<Tensor>;
+
+// --- core construction helpers (no dispatch) ---
+
+// Uninitialised contiguous tensor. Checks sizes (negative, overflow).
+Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device = Device(DeviceType::CPU));
+Tensor empty_strided_tensor(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device);
+// A view sharing base's storage and version counter.
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+// A tensor over memory the caller owns; `deleter(ctx, data)` runs when the
+// last reference goes away. Not resizable.
+Tensor tensor_from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device,
+                        DeleterFn deleter, void* ctx);
+// Zero-dim CPU tensor holding `s` in dtype (default: s.default_dtype()).
+Tensor scalar_to_tensor(const Scalar& s, std::optional<ScalarType> dtype = std::nullopt);
+// As above, marked as a wrapped number for type promotion.
+Tensor wrapped_scalar_tensor(const Scalar& s);
+// Reads element `flat_index` (in logical row-major order) of a CPU tensor.
+Scalar read_element(const Tensor& t, int64_t flat_index);
+// Writes the Scalar `v` converted to T into *ptr of type dtype.
+void write_scalar(void* ptr, ScalarType dtype, const Scalar& v);
+Scalar read_scalar(const void* ptr, ScalarType dtype);
+
+// Printing of non-CPU tensors goes through a host copy that the device's
+// backend library installs when it loads.
+using PrintHostCopyFn = Tensor (*)(const Tensor&);
+void set_print_host_copy(DeviceType type, PrintHostCopyFn fn);
+
+// Printing in PyTorch's format: tensor([[1., 2.], [3., 4.]], dtype=float64)
+std::string tensor_to_string(const Tensor& t);
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+}  // namespace tc

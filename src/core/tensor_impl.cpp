@@ -1,0 +1,68 @@
+#include "core/tensor_impl.h"
+
+#include "core/error.h"
+#include "core/shape.h"
+
+namespace tc {
+
+DispatchKey backend_key_for(DeviceType t) {
+  switch (t) {
+    case DeviceType::CPU: return DispatchKey::CPU;
+    case DeviceType::CUDA: return DispatchKey::CUDA;
+    case DeviceType::PrivateUse1: return DispatchKey::PrivateUse1;
+  }
+  return DispatchKey::CPU;
+}
+
+const char* dispatch_key_name(DispatchKey k) {
+  switch (k) {
+    case DispatchKey::CPU: return "CPU";
+    case DispatchKey::CUDA: return "CUDA";
+    case DispatchKey::PrivateUse1: return "PrivateUse1";
+    case DispatchKey::Autograd: return "Autograd";
+    case DispatchKey::Tracer: return "Tracer";
+    case DispatchKey::Autocast: return "Autocast";
+    case DispatchKey::Batched: return "Batched";
+    case DispatchKey::CompositeExplicitAutograd: return "CompositeExplicitAutograd";
+    case DispatchKey::CompositeImplicitAutograd: return "CompositeImplicitAutograd";
+    case DispatchKey::Undefined: break;
+  }
+  return "Undefined";
+}
+
+TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
+                       int64_t storage_offset)
+    : storage_(std::move(storage)),
+      sizes_(sizes),
+      strides_(strides),
+      storage_offset_(storage_offset),
+      dtype_(dtype),
+      device_(storage_->device()),
+      key_set_(backend_key_for(storage_->device().type)),
+      version_(make_intrusive<VersionCounter>()) {
+  refresh();
+}
+
+void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
+  sizes_.assign(sizes);
+  strides_.assign(strides);
+  storage_offset_ = storage_offset;
+  refresh();
+}
+
+void TensorImpl::resize_contiguous(IntArrayRef sizes) {
+  int64_t n = checked_numel(sizes, "resize_");
+  size_t need = size_t(storage_offset_ + n) * element_size(dtype_);
+  if (need > storage_->nbytes()) storage_->resize(need);
+  sizes_.assign(sizes);
+  strides_ = contiguous_strides(sizes);
+  refresh();
+}
+
+void TensorImpl::refresh() {
+  numel_ = 1;
+  for (int64_t s : sizes_) numel_ *= s;
+  is_contiguous_ = compute_is_contiguous(sizes_, strides_);
+}
+
+}  // namespace tc

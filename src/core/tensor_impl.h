@@ -1,0 +1,84 @@
+// The tensor's body: storage + metadata. Views share the storage and the
+// version counter of their base.
+#pragma once
+#include <atomic>
+#include <memory>
+
+#include "core/dims.h"
+#include "core/dispatch_key.h"
+#include "core/dtype.h"
+#include "core/storage.h"
+
+namespace tc {
+
+// Shared by a tensor and all its views; bumped by every write so autograd can
+// detect that a tensor saved for backward was modified.
+struct VersionCounter : RefCounted {
+  std::atomic<uint32_t> version{0};
+};
+
+// Opaque to core: the autograd floor stores its per-tensor state here.
+struct AutogradMetaInterface {
+  virtual ~AutogradMetaInterface() = default;
+  virtual bool requires_grad() const = 0;
+};
+
+class TensorImpl : public RefCounted {
+ public:
+  TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+
+  // Metadata.
+  int64_t dim() const { return int64_t(sizes_.size()); }
+  IntArrayRef sizes() const { return sizes_; }
+  IntArrayRef strides() const { return strides_; }
+  int64_t numel() const { return numel_; }
+  int64_t storage_offset() const { return storage_offset_; }
+  ScalarType dtype() const { return dtype_; }
+  Device device() const { return device_; }
+  bool is_contiguous() const { return is_contiguous_; }
+  const Storage& storage() const { return storage_; }
+  void* data() const {
+    return static_cast<char*>(storage_->data()) + storage_offset_ * int64_t(element_size(dtype_));
+  }
+
+  // Changes shape in place (views: metadata only; the caller checks bounds).
+  void set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+  // Resizes to a contiguous shape, growing the storage if needed.
+  void resize_contiguous(IntArrayRef sizes);
+
+  DispatchKeySet key_set() const { return key_set_; }
+  void add_key(DispatchKey k) { key_set_ = key_set_.add(k); }
+  void remove_key(DispatchKey k) { key_set_ = key_set_.remove(k); }
+
+  const intrusive_ptr<VersionCounter>& version_counter() const { return version_; }
+  void share_version_counter(const intrusive_ptr<VersionCounter>& vc) { version_ = vc; }
+  uint32_t version() const { return version_->version.load(std::memory_order_relaxed); }
+  void bump_version() { version_->version.fetch_add(1, std::memory_order_relaxed); }
+
+  AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
+  void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) { autograd_meta_ = std::move(m); }
+
+  // A zero-dim tensor made from a Python/C number: loses to dimensioned and
+  // zero-dim tensors in type promotion.
+  bool is_wrapped_number() const { return wrapped_number_; }
+  void set_wrapped_number(bool v) { wrapped_number_ = v; }
+
+ private:
+  void refresh();  // recompute numel and contiguity
+
+  Storage storage_;
+  DimVector sizes_, strides_;
+  int64_t storage_offset_ = 0;
+  int64_t numel_ = 1;
+  ScalarType dtype_;
+  Device device_;  // cached from the storage: read on every dispatch
+  bool is_contiguous_ = true;
+  bool wrapped_number_ = false;
+  DispatchKeySet key_set_;
+  intrusive_ptr<VersionCounter> version_;
+  std::unique_ptr<AutogradMetaInterface> autograd_meta_;
+};
+
+DispatchKey backend_key_for(DeviceType t);
+
+}  // namespace tc

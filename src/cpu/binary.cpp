@@ -1,0 +1,542 @@
+// Binary arithmetic: add/sub/rsub (with alpha), mul, div (true, trunc,
+// floor), floor_divide, pow, atan2, fmod, remainder, maximum, minimum.
+// Promotion follows PyTorch (result_type over tensors and wrapped numbers);
+// every check runs before the first element is written.
+#include <cmath>
+#include <limits>
+#include <string_view>
+
+#include "cpu/loops.h"
+#include "cpu/pointwise.h"
+
+namespace tc::native {
+namespace {
+
+using cpu::cpu_kernel;
+using cpu::opmath_t;
+using cpu::TensorOrNumber;
+using cpu::Write;
+
+// Builds out = op(a, b), lets body check dtypes and run the loop, and bumps
+// the version of a caller-supplied output.
+template <class Body>
+void run_binary(Tensor& out, TensorOrNumber a, TensorOrNumber b, Write w, const char* name, bool int_to_float,
+                Body body) {
+  TensorIter it(name);
+  cpu::setup_binary(it, out, a, b, w, int_to_float);
+  it.build();
+  body(it);
+  if (w != Write::Functional) out.bump_version();
+}
+
+// ---- add / sub ----
+
+void check_alpha(ScalarType dtype, const Scalar& alpha, const char* name) {
+  TC_CHECK_TYPE(!alpha.is_bool() || dtype == ScalarType::Bool, name,
+                ": boolean alpha is only supported for boolean results, got ", dtype);
+  TC_CHECK_TYPE(is_floating(dtype) || !alpha.is_floating_point(), name,
+                ": for integral input tensors, argument alpha must not be a floating point number");
+}
+
+void check_sub(TensorOrNumber a, TensorOrNumber b, const char* name) {
+  TC_CHECK_TYPE(!(a.is_bool() && b.is_bool()), name,
+                ": subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                "`logical_xor()` operator instead.");
+  TC_CHECK_TYPE(!(a.is_bool() || b.is_bool()), name,
+                ": subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+                "invert a mask, use the `~` or `logical_not()` operator instead.");
+}
+
+// a + w * b in T's arithmetic type; for bool, "+" is "or" and "*" is "and".
+template <class T>
+T add_alpha(T a, T b, opmath_t<T> w) {
+  if constexpr (std::is_same_v<T, bool>) return a || (w && b);
+  else return opmath_t<T>(a) + w * opmath_t<T>(b);
+}
+
+template <class T>
+T add_plain(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) return a || b;
+  else return opmath_t<T>(a) + opmath_t<T>(b);
+}
+
+template <class T>
+T mul_plain(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) return a && b;
+  else return opmath_t<T>(a) * opmath_t<T>(b);
+}
+
+// out = a + alpha * b (alpha negated for sub / rsub).
+void add_kernel(TensorIter& it, const Scalar& alpha, bool negate, const char* name) {
+  const ScalarType dt = it.common_dtype();
+  check_alpha(dt, alpha, name);
+  const Scalar al = negate ? -alpha : alpha;
+  TC_DISPATCH_ALL_TYPES_AND_BOOL(dt, name, [&] {
+    if (cpu::scalar_is_one(al)) {
+      cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return add_plain(a, b); });
+    } else {
+      const opmath_t<scalar_t> w = al.to<opmath_t<scalar_t>>();
+      cpu_kernel(it, [w](scalar_t a, scalar_t b) -> scalar_t { return add_alpha(a, b, w); });
+    }
+  });
+}
+
+void add_into(Tensor& out, TensorOrNumber a, TensorOrNumber b, const Scalar& alpha, bool negate, Write w,
+              const char* name) {
+  run_binary(out, a, b, w, name, false, [&](TensorIter& it) { add_kernel(it, alpha, negate, name); });
+}
+
+void sub_into(Tensor& out, TensorOrNumber a, TensorOrNumber b, const Scalar& alpha, Write w, const char* name) {
+  check_sub(a, b, name);
+  add_into(out, a, b, alpha, true, w, name);
+}
+
+// ---- mul ----
+
+void mul_kernel(TensorIter& it, const char* name) {
+  TC_DISPATCH_ALL_TYPES_AND_BOOL(it.common_dtype(), name, [&] {
+    cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return mul_plain(a, b); });
+  });
+}
+
+void mul_into(Tensor& out, TensorOrNumber a, TensorOrNumber b, Write w, const char* name) {
+  run_binary(out, a, b, w, name, false, [&](TensorIter& it) { mul_kernel(it, name); });
+}
+
+// ---- division family ----
+
+template <class T>
+T div_trunc_int(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b == T(-1)) return cpu::wrapping_neg(a);  // INT_MIN / -1 traps on x86
+  }
+  return T(a / b);
+}
+
+template <class T>
+T div_floor_int(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b == T(-1)) return cpu::wrapping_neg(a);
+    T q = T(a / b), r = T(a % b);
+    if (r != 0 && ((r < 0) != (b < 0))) --q;
+    return q;
+  } else {
+    return T(a / b);
+  }
+}
+
+// ATen's div_floor_floating: Python's floor division, computed from fmod so
+// that results agree with Python for exact quotients.
+template <class T>
+T div_floor_float(T a, T b) {
+  if (b == 0) return a / b;
+  T mod = std::fmod(a, b);
+  T div = (a - mod) / b;
+  if (mod != 0 && ((b < 0) != (mod < 0))) div -= T(1);
+  if (div == 0) return std::copysign(T(0), a / b);
+  T floordiv = std::floor(div);
+  if (div - floordiv > T(0.5)) floordiv += T(1);
+  return floordiv;
+}
+
+template <class T>
+T fmod_int(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b == T(-1)) return T(0);
+  }
+  return T(a % b);
+}
+
+template <class T>
+T remainder_int(T a, T b) {
+  T r = fmod_int(a, b);
+  if constexpr (std::is_signed_v<T>) {
+    if (r != 0 && ((r < 0) != (b < 0))) r = T(r + b);
+  }
+  return r;
+}
+
+template <class T>
+T remainder_float(T a, T b) {
+  T mod = std::fmod(a, b);
+  if (mod != 0 && ((b < 0) != (mod < 0))) mod += b;
+  return mod;
+}
+
+void check_no_int_zero_divisor(const TensorIter& it, const char* name) {
+  const ScalarType dt = it.common_dtype();
+  if (!is_integral(dt, false)) return;
+  TC_DISPATCH_INTEGRAL_TYPES(dt, name, [&] {
+    TC_CHECK_ARG(!cpu::operand_has_zero<scalar_t>(it, 2), name, ": integer division by zero");
+  });
+}
+
+void div_true_kernel(TensorIter& it, const char* name) {
+  TC_DISPATCH_FLOATING_TYPES(it.common_dtype(), name, [&] {
+    using acc = opmath_t<scalar_t>;
+    cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return acc(a) / acc(b); });
+  });
+}
+
+void div_trunc_kernel(TensorIter& it, const char* name) {
+  const ScalarType dt = it.common_dtype();
+  if (is_integral(dt, false)) {
+    check_no_int_zero_divisor(it, name);
+    TC_DISPATCH_INTEGRAL_TYPES(dt, name, [&] {
+      cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return div_trunc_int(a, b); });
+    });
+    return;
+  }
+  TC_DISPATCH_FLOATING_TYPES(dt, name, [&] {
+    using acc = opmath_t<scalar_t>;
+    cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return std::trunc(acc(a) / acc(b)); });
+  });
+}
+
+void div_floor_kernel(TensorIter& it, const char* name) {
+  const ScalarType dt = it.common_dtype();
+  if (is_integral(dt, false)) {
+    check_no_int_zero_divisor(it, name);
+    TC_DISPATCH_INTEGRAL_TYPES(dt, name, [&] {
+      cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return div_floor_int(a, b); });
+    });
+    return;
+  }
+  TC_DISPATCH_FLOATING_TYPES(dt, name, [&] {
+    using acc = opmath_t<scalar_t>;
+    cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return div_floor_float<acc>(acc(a), acc(b)); });
+  });
+}
+
+enum class Rounding { None, Trunc, Floor };
+
+Rounding parse_rounding(std::optional<std::string_view> mode, const char* name) {
+  if (!mode) return Rounding::None;
+  if (*mode == "trunc") return Rounding::Trunc;
+  if (*mode == "floor") return Rounding::Floor;
+  TC_FAIL(InvalidArgument, name, ": expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
+          *mode, "'");
+}
+
+void div_into(Tensor& out, TensorOrNumber a, TensorOrNumber b, Rounding r, Write w, const char* name) {
+  run_binary(out, a, b, w, name, r == Rounding::None, [&](TensorIter& it) {
+    if (r == Rounding::None) div_true_kernel(it, name);
+    else if (r == Rounding::Trunc) div_trunc_kernel(it, name);
+    else div_floor_kernel(it, name);
+  });
+}
+
+// ---- fmod / remainder ----
+
+void fmod_kernel(TensorIter& it, const char* name) {
+  const ScalarType dt = it.common_dtype();
+  if (is_integral(dt, false)) {
+    check_no_int_zero_divisor(it, name);
+    TC_DISPATCH_INTEGRAL_TYPES(dt, name, [&] {
+      cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return fmod_int(a, b); });
+    });
+    return;
+  }
+  TC_DISPATCH_FLOATING_TYPES(dt, name, [&] {
+    using acc = opmath_t<scalar_t>;
+    cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return std::fmod(acc(a), acc(b)); });
+  });
+}
+
+void remainder_kernel(TensorIter& it, const char* name) {
+  const ScalarType dt = it.common_dtype();
+  if (is_integral(dt, false)) {
+    check_no_int_zero_divisor(it, name);
+    TC_DISPATCH_INTEGRAL_TYPES(dt, name, [&] {
+      cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return remainder_int(a, b); });
+    });
+    return;
+  }
+  TC_DISPATCH_FLOATING_TYPES(dt, name, [&] {
+    using acc = opmath_t<scalar_t>;
+    cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return remainder_float<acc>(acc(a), acc(b)); });
+  });
+}
+
+// ---- pow ----
+
+// Integer power by squaring, wrapping on overflow; negative exponents follow
+// ATen (1 and -1 stay units, everything else truncates to 0).
+template <class T>
+T powi(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b < 0) {
+      if (a == 1) return T(1);
+      if (a == -1) return (b % 2) ? T(-1) : T(1);
+      return T(0);
+    }
+  }
+  using U = std::make_unsigned_t<T>;
+  U base = U(a), result = 1;
+  for (U e = U(b); e; e >>= 1) {
+    if (e & 1) result = U(result * base);
+    base = U(base * base);
+  }
+  return T(result);
+}
+
+void pow_kernel(TensorIter& it, const char* name) {
+  const ScalarType dt = it.common_dtype();
+  if (is_integral(dt, false)) {
+    TC_DISPATCH_INTEGRAL_TYPES(dt, name, [&] {
+      cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return powi(a, b); }, cpu::kTranscendentalGrain);
+    });
+    return;
+  }
+  TC_DISPATCH_FLOATING_TYPES(dt, name, [&] {
+    using acc = opmath_t<scalar_t>;
+    cpu_kernel(
+        it, [](scalar_t a, scalar_t b) -> scalar_t { return std::pow(acc(a), acc(b)); },
+        cpu::kTranscendentalGrain);
+  });
+}
+
+// pow with a number exponent: common exponents become cheap exact formulas.
+void pow_scalar_exponent_kernel(TensorIter& it, const Scalar& e, const char* name) {
+  const ScalarType dt = it.common_dtype();
+  if (is_integral(dt, false)) {
+    TC_CHECK_ARG(!(e.to_int() < 0), name, ": integers to negative integer powers are not allowed");
+    TC_DISPATCH_INTEGRAL_TYPES(dt, name, [&] {
+      const scalar_t ev = e.to<scalar_t>();
+      cpu_kernel(it, [ev](scalar_t a, scalar_t) -> scalar_t { return powi(a, ev); });
+    });
+    return;
+  }
+  TC_DISPATCH_FLOATING_TYPES(dt, name, [&] {
+    using acc = opmath_t<scalar_t>;
+    const double ed = e.to_double();
+    if (ed == 2.0) {
+      cpu_kernel(it, [](scalar_t a, scalar_t) -> scalar_t { return acc(a) * acc(a); });
+    } else if (ed == 3.0) {
+      cpu_kernel(it, [](scalar_t a, scalar_t) -> scalar_t { return acc(a) * acc(a) * acc(a); });
+    } else if (ed == 0.5) {
+      cpu_kernel(it, [](scalar_t a, scalar_t) -> scalar_t { return std::sqrt(acc(a)); });
+    } else if (ed == -0.5) {
+      cpu_kernel(it, [](scalar_t a, scalar_t) -> scalar_t { return acc(1) / std::sqrt(acc(a)); });
+    } else if (ed == -1.0) {
+      cpu_kernel(it, [](scalar_t a, scalar_t) -> scalar_t { return acc(1) / acc(a); });
+    } else if (ed == -2.0) {
+      cpu_kernel(it, [](scalar_t a, scalar_t) -> scalar_t { return acc(1) / (acc(a) * acc(a)); });
+    } else {
+      const acc ev = acc(ed);
+      cpu_kernel(
+          it, [ev](scalar_t a, scalar_t) -> scalar_t { return std::pow(acc(a), ev); }, cpu::kTranscendentalGrain);
+    }
+  });
+}
+
+// ---- atan2 / maximum / minimum ----
+
+void atan2_kernel(TensorIter& it, const char* name) {
+  TC_DISPATCH_FLOATING_TYPES(it.common_dtype(), name, [&] {
+    using acc = opmath_t<scalar_t>;
+    cpu_kernel(
+        it, [](scalar_t a, scalar_t b) -> scalar_t { return std::atan2(acc(a), acc(b)); },
+        cpu::kTranscendentalGrain);
+  });
+}
+
+// NaN-propagating for floating types, as torch.maximum / torch.minimum.
+template <bool kMax>
+void extremum_kernel(TensorIter& it, const char* name) {
+  TC_DISPATCH_ALL_TYPES_AND_BOOL(it.common_dtype(), name, [&] {
+    if constexpr (cpu::is_float_like_v<scalar_t>) {
+      using acc = opmath_t<scalar_t>;
+      cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t {
+        const acc x = acc(a), y = acc(b);
+        if (x != x) return x;
+        if (y != y) return y;
+        return kMax ? (x > y ? x : y) : (x < y ? x : y);
+      });
+    } else {
+      cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return kMax ? (a > b ? a : b) : (a < b ? a : b); });
+    }
+  });
+}
+
+// Functional helper: out is allocated by the iterator.
+template <class Body>
+Tensor binary_functional(TensorOrNumber a, TensorOrNumber b, const char* name, bool int_to_float, Body body) {
+  Tensor out;
+  run_binary(out, a, b, Write::Functional, name, int_to_float, body);
+  return out;
+}
+
+}  // namespace
+
+// ---- add ----
+Tensor add_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  Tensor out;
+  add_into(out, self, other, alpha, false, Write::Functional, "add");
+  return out;
+}
+Tensor& add_inplace_cpu(Tensor& self, const Tensor& other, const Scalar& alpha) {
+  add_into(self, self, other, alpha, false, Write::InPlace, "add_");
+  return self;
+}
+Tensor& add_out_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  add_into(out, self, other, alpha, false, Write::Out, "add");
+  return out;
+}
+Tensor add_scalar_cpu(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  Tensor out;
+  add_into(out, self, other, alpha, false, Write::Functional, "add");
+  return out;
+}
+Tensor& add_scalar_inplace_cpu(Tensor& self, const Scalar& other, const Scalar& alpha) {
+  add_into(self, self, other, alpha, false, Write::InPlace, "add_");
+  return self;
+}
+
+// ---- sub / rsub ----
+Tensor sub_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  Tensor out;
+  sub_into(out, self, other, alpha, Write::Functional, "sub");
+  return out;
+}
+Tensor& sub_inplace_cpu(Tensor& self, const Tensor& other, const Scalar& alpha) {
+  sub_into(self, self, other, alpha, Write::InPlace, "sub_");
+  return self;
+}
+Tensor& sub_out_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  sub_into(out, self, other, alpha, Write::Out, "sub");
+  return out;
+}
+Tensor sub_scalar_cpu(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  Tensor out;
+  sub_into(out, self, other, alpha, Write::Functional, "sub");
+  return out;
+}
+Tensor& sub_scalar_inplace_cpu(Tensor& self, const Scalar& other, const Scalar& alpha) {
+  sub_into(self, self, other, alpha, Write::InPlace, "sub_");
+  return self;
+}
+// rsub(self, other, alpha) = other - alpha * self
+Tensor rsub_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  Tensor out;
+  sub_into(out, other, self, alpha, Write::Functional, "rsub");
+  return out;
+}
+Tensor rsub_scalar_cpu(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  Tensor out;
+  sub_into(out, other, self, alpha, Write::Functional, "rsub");
+  return out;
+}
+
+// ---- mul ----
+Tensor mul_cpu(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  mul_into(out, self, other, Write::Functional, "mul");
+  return out;
+}
+Tensor& mul_inplace_cpu(Tensor& self, const Tensor& other) {
+  mul_into(self, self, other, Write::InPlace, "mul_");
+  return self;
+}
+Tensor& mul_out_cpu(const Tensor& self, const Tensor& other, Tensor& out) {
+  mul_into(out, self, other, Write::Out, "mul");
+  return out;
+}
+Tensor mul_scalar_cpu(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  mul_into(out, self, other, Write::Functional, "mul");
+  return out;
+}
+Tensor& mul_scalar_inplace_cpu(Tensor& self, const Scalar& other) {
+  mul_into(self, self, other, Write::InPlace, "mul_");
+  return self;
+}
+
+// ---- div / floor_divide ----
+Tensor div_cpu(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  div_into(out, self, other, Rounding::None, Write::Functional, "div");
+  return out;
+}
+Tensor& div_inplace_cpu(Tensor& self, const Tensor& other) {
+  div_into(self, self, other, Rounding::None, Write::InPlace, "div_");
+  return self;
+}
+Tensor& div_out_cpu(const Tensor& self, const Tensor& other, Tensor& out) {
+  div_into(out, self, other, Rounding::None, Write::Out, "div");
+  return out;
+}
+Tensor div_scalar_cpu(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  div_into(out, self, other, Rounding::None, Write::Functional, "div");
+  return out;
+}
+Tensor& div_scalar_inplace_cpu(Tensor& self, const Scalar& other) {
+  div_into(self, self, other, Rounding::None, Write::InPlace, "div_");
+  return self;
+}
+Tensor div_mode_cpu(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  Tensor out;
+  div_into(out, self, other, parse_rounding(rounding_mode, "div"), Write::Functional, "div");
+  return out;
+}
+Tensor div_scalar_mode_cpu(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
+  Tensor out;
+  div_into(out, self, other, parse_rounding(rounding_mode, "div"), Write::Functional, "div");
+  return out;
+}
+Tensor floor_divide_cpu(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  div_into(out, self, other, Rounding::Floor, Write::Functional, "floor_divide");
+  return out;
+}
+Tensor floor_divide_scalar_cpu(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  div_into(out, self, other, Rounding::Floor, Write::Functional, "floor_divide");
+  return out;
+}
+
+// ---- pow ----
+Tensor pow_tensor_tensor_cpu(const Tensor& self, const Tensor& exponent) {
+  return binary_functional(self, exponent, "pow", false, [](TensorIter& it) { pow_kernel(it, "pow"); });
+}
+Tensor pow_tensor_scalar_cpu(const Tensor& self, const Scalar& exponent) {
+  return binary_functional(self, exponent, "pow", false,
+                           [&](TensorIter& it) { pow_scalar_exponent_kernel(it, exponent, "pow"); });
+}
+Tensor pow_scalar_cpu(const Scalar& self, const Tensor& exponent) {
+  return binary_functional(self, exponent, "pow", false, [](TensorIter& it) { pow_kernel(it, "pow"); });
+}
+
+// ---- atan2 / fmod / remainder / maximum / minimum ----
+Tensor atan2_cpu(const Tensor& self, const Tensor& other) {
+  return binary_functional(self, other, "atan2", true, [](TensorIter& it) { atan2_kernel(it, "atan2"); });
+}
+Tensor fmod_cpu(const Tensor& self, const Tensor& other) {
+  return binary_functional(self, other, "fmod", false, [](TensorIter& it) { fmod_kernel(it, "fmod"); });
+}
+Tensor fmod_scalar_cpu(const Tensor& self, const Scalar& other) {
+  return binary_functional(self, other, "fmod", false, [](TensorIter& it) { fmod_kernel(it, "fmod"); });
+}
+Tensor remainder_cpu(const Tensor& self, const Tensor& other) {
+  return binary_functional(self, other, "remainder", false,
+                           [](TensorIter& it) { remainder_kernel(it, "remainder"); });
+}
+Tensor remainder_scalar_cpu(const Tensor& self, const Scalar& other) {
+  return binary_functional(self, other, "remainder", false,
+                           [](TensorIter& it) { remainder_kernel(it, "remainder"); });
+}
+Tensor remainder_scalar_tensor_cpu(const Scalar& self, const Tensor& other) {
+  return binary_functional(self, other, "remainder", false,
+                           [](TensorIter& it) { remainder_kernel(it, "remainder"); });
+}
+Tensor maximum_cpu(const Tensor& self, const Tensor& other) {
+  return binary_functional(self, other, "maximum", false,
+                           [](TensorIter& it) { extremum_kernel<true>(it, "maximum"); });
+}
+Tensor minimum_cpu(const Tensor& self, const Tensor& other) {
+  return binary_functional(self, other, "minimum", false,
+                           [](TensorIter& it) { extremum_kernel<false>(it, "minimum"); });
+}
+
+}  // namespace tc::native

@@ -1,0 +1,287 @@
+// Factory kernels (CPU): empty, zeros, ones, full, arange, linspace, eye,
+// the *_like family and scalar_tensor. Fills are plain typed loops over
+// freshly allocated contiguous memory; no loop planner is needed here.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <vector>
+
+#include "core/parallel.h"
+#include "core/shape.h"
+#include "core/tensor.h"
+#if __has_include("tensorc_gen/native_functions.h")
+#include "tensorc_gen/native_functions.h"  // checks the kernels match the schema
+#endif
+
+namespace tc::native {
+namespace {
+
+constexpr ScalarType kDefaultFloat = ScalarType::Float32;
+
+// Only CPU kernels exist here; another backend registers its own factories.
+Device cpu_device(const char* op, std::optional<Device> device) {
+  TC_CHECK(!device || device->is_cpu(), Device, op, ": argument 'device' expected cpu, got ", *device, " (no ", op,
+           " kernel for that device)");
+  return Device(DeviceType::CPU);
+}
+
+// Allocation through core, with size and dtype errors naming the calling op.
+Tensor new_tensor(const char* op, IntArrayRef size, ScalarType dt, Device dev) {
+  TC_CHECK_TYPE(is_valid_dtype(int(dt)), op, ": argument 'dtype' expected a supported dtype, got ", dt);
+  checked_numel(size, op);
+  return empty_tensor(size, dt, dev);
+}
+
+// PyTorch's checked_convert: a fill value that does not fit the dtype is an
+// error, except that inf/nan may go to floating types and negative integers
+// may wrap into unsigned ones (down to -max, as c10::overflows allows).
+void check_fits(const char* op, const char* arg, const Scalar& v, ScalarType dt) {
+  if (dt == ScalarType::Bool) return;
+  bool ok = true;
+  TC_DISPATCH_ALL_TYPES(dt, op, [&] {
+    if constexpr (std::is_integral_v<scalar_t>) {
+      // Every integral dtype's bounds fit int64 (no uint64 dtype).
+      const int64_t hi = int64_t(std::numeric_limits<scalar_t>::max());
+      const int64_t lo = std::is_unsigned_v<scalar_t> ? -hi : int64_t(std::numeric_limits<scalar_t>::lowest());
+      if (v.is_floating_point()) {
+        double d = v.to_double();
+        ok = d >= double(lo) && d <= double(hi);  // false for nan
+      } else {
+        ok = v.to_int() >= lo && v.to_int() <= hi;
+      }
+    } else {
+      const double hi = std::is_same_v<scalar_t, Half>       ? 65504.0
+                        : std::is_same_v<scalar_t, BFloat16> ? 3.3895313892515355e38
+                                                             : double(std::numeric_limits<scalar_t>::max());
+      double d = v.to_double();
+      ok = !std::isfinite(d) || std::fabs(d) <= hi;
+    }
+  });
+  TC_CHECK_ARG(ok, op, ": argument '", arg, "' (", v, ") cannot be converted to ", dt, " without overflow");
+}
+
+// Writes n copies of v into contiguous memory at p.
+void fill_contiguous(void* p, int64_t n, ScalarType dt, const Scalar& v) {
+  TC_DISPATCH_ALL_TYPES_AND_BOOL(dt, "fill", [&] {
+    scalar_t x = v.to<scalar_t>();
+    auto* out = static_cast<scalar_t*>(p);
+    parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t e) { std::fill(out + b, out + e, x); });
+  });
+}
+
+void zero_contiguous(void* p, int64_t n, size_t elem) {
+  auto* out = static_cast<char*>(p);
+  parallel_for(0, n, kGrainSize * 4, [&](int64_t b, int64_t e) {
+    std::memset(out + size_t(b) * elem, 0, size_t(e - b) * elem);
+  });
+}
+
+// PyTorch's preserve_format: a non-overlapping, dense self keeps its strides
+// (so a transposed or channels-last input gives a like-laid-out result).
+bool non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides) {
+  std::vector<size_t> perm(sizes.size());
+  std::iota(perm.begin(), perm.end(), 0);
+  // Innermost (smallest stride) first; dims of size < 2 go last, their strides do not matter.
+  std::sort(perm.begin(), perm.end(), [&](size_t a, size_t b) {
+    if (sizes[a] < 2) return false;
+    if (sizes[b] < 2) return true;
+    return strides[a] < strides[b];
+  });
+  int64_t expected = 1;
+  for (size_t i : perm) {
+    if (sizes[i] < 2) return true;
+    if (strides[i] != expected) return false;
+    expected *= sizes[i];
+  }
+  return true;
+}
+
+Tensor empty_like_impl(const char* op, const Tensor& self, std::optional<ScalarType> dtype,
+                       std::optional<Device> device) {
+  TC_CHECK_ARG(self.defined(), op, ": argument 'self' is an undefined tensor");
+  Device dev = cpu_device(op, device ? device : std::optional<Device>(self.device()));
+  ScalarType dt = dtype.value_or(self.dtype());
+  if (self.numel() > 0 && !self.is_contiguous() && non_overlapping_and_dense(self.sizes(), self.strides()))
+    return empty_strided_tensor(self.sizes(), self.strides(), dt, dev);
+  return empty_tensor(self.sizes(), dt, dev);
+}
+
+// A like-result is dense, so its numel elements are one block from data_ptr.
+Tensor fill_new(Tensor t, const Scalar& v) {
+  if (t.numel() == 0) return t;
+  bool zero = v.is_floating_point() ? (v.to_double() == 0 && !std::signbit(v.to_double())) : v.to_int() == 0;
+  if (zero) zero_contiguous(t.data_ptr(), t.numel(), t.element_size());
+  else fill_contiguous(t.data_ptr(), t.numel(), t.dtype(), v);
+  return t;
+}
+
+}  // namespace
+
+Tensor empty_cpu(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return new_tensor("empty", size, dtype.value_or(kDefaultFloat), cpu_device("empty", device));
+}
+
+Tensor empty_strided_cpu(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
+                         std::optional<Device> device) {
+  Device dev = cpu_device("empty_strided", device);
+  ScalarType dt = dtype.value_or(kDefaultFloat);
+  TC_CHECK_TYPE(is_valid_dtype(int(dt)), "empty_strided: argument 'dtype' expected a supported dtype, got ", dt);
+  return empty_strided_tensor(size, stride, dt, dev);
+}
+
+Tensor zeros_cpu(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  Tensor t = new_tensor("zeros", size, dtype.value_or(kDefaultFloat), cpu_device("zeros", device));
+  zero_contiguous(t.data_ptr(), t.numel(), t.element_size());
+  return t;
+}
+
+Tensor ones_cpu(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  Tensor t = new_tensor("ones", size, dtype.value_or(kDefaultFloat), cpu_device("ones", device));
+  return fill_new(std::move(t), Scalar(int64_t(1)));
+}
+
+// As PyTorch: without dtype, a bool fill gives bool and an integer fill int64.
+Tensor full_cpu(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
+                std::optional<Device> device) {
+  Device dev = cpu_device("full", device);
+  ScalarType dt = dtype.value_or(fill_value.is_floating_point() ? kDefaultFloat : fill_value.default_dtype());
+  check_fits("full", "fill_value", fill_value, dt);
+  return fill_new(new_tensor("full", size, dt, dev), fill_value);
+}
+
+Tensor scalar_tensor_cpu(const Scalar& s, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  Device dev = cpu_device("scalar_tensor", device);
+  ScalarType dt = dtype.value_or(kDefaultFloat);  // always the default dtype, as in PyTorch
+  check_fits("scalar_tensor", "s", s, dt);
+  Tensor t = empty_tensor({}, dt, dev);
+  write_scalar(t.data_ptr(), dt, s);
+  return t;
+}
+
+Tensor empty_like_cpu(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return empty_like_impl("empty_like", self, dtype, device);
+}
+
+Tensor zeros_like_cpu(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return fill_new(empty_like_impl("zeros_like", self, dtype, device), Scalar(int64_t(0)));
+}
+
+Tensor ones_like_cpu(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return fill_new(empty_like_impl("ones_like", self, dtype, device), Scalar(int64_t(1)));
+}
+
+Tensor full_like_cpu(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype,
+                     std::optional<Device> device) {
+  Tensor t = empty_like_impl("full_like", self, dtype, device);
+  check_fits("full_like", "fill_value", fill_value, t.dtype());
+  return fill_new(std::move(t), fill_value);
+}
+
+// ---- ranges -----------------------------------------------------------------
+
+Tensor arange_start_step_cpu(const Scalar& start, const Scalar& end, const Scalar& step,
+                             std::optional<ScalarType> dtype, std::optional<Device> device) {
+  Device dev = cpu_device("arange", device);
+  bool all_int = !start.is_floating_point() && !end.is_floating_point() && !step.is_floating_point();
+  ScalarType dt = dtype.value_or(all_int ? ScalarType::Int64 : kDefaultFloat);
+  TC_CHECK_TYPE(dt != ScalarType::Bool, "arange: argument 'dtype' expected a numeric dtype, got bool");
+  // As PyTorch, the bounds are first converted to the result's accumulate
+  // type: an integral result truncates fractional bounds and step.
+  bool integral = is_integral(dt, false);
+  double s = integral ? double(start.to_int()) : start.to_double();
+  double e = integral ? double(end.to_int()) : end.to_double();
+  double st = integral ? double(step.to_int()) : step.to_double();
+  TC_CHECK_ARG(st != 0 && !std::isnan(st), "arange: argument 'step' expected a nonzero value, got ", step);
+  TC_CHECK_ARG(std::isfinite(s) && std::isfinite(e), "arange: unsupported range ", start, " -> ", end,
+               " (expected finite bounds)");
+  TC_CHECK_ARG((st > 0 && e >= s) || (st < 0 && e <= s), "arange: the range ", start, " -> ", end,
+               " is inconsistent with the sign of argument 'step' (", step, ")");
+  double span = e - s;
+  if (integral) {
+    int64_t d;
+    TC_CHECK_ARG(!__builtin_sub_overflow(end.to_int(), start.to_int(), &d), "arange: the range ", start, " -> ",
+                 end, " overflows int64");
+    span = double(d);
+  }
+  double size_d = std::ceil(span / st);
+  TC_CHECK_ARG(size_d >= 0 && size_d <= double(std::numeric_limits<int64_t>::max()), "arange: the range ",
+               start, " -> ", end, " with step ", step, " has too many elements (", size_d, ")");
+  int64_t n = int64_t(size_d);
+  Tensor t = empty_tensor({n}, dt, dev);
+  TC_DISPATCH_ALL_TYPES(dt, "arange", [&] {
+    auto* out = t.data_ptr<scalar_t>();
+    if constexpr (std::is_integral_v<scalar_t>) {
+      int64_t s0 = start.to_int(), d = step.to_int();
+      parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t en) {
+        for (int64_t i = b; i < en; ++i) out[i] = scalar_t(s0 + d * i);
+      });
+    } else {
+      parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t en) {
+        for (int64_t i = b; i < en; ++i) out[i] = scalar_t(s + st * double(i));
+      });
+    }
+  });
+  return t;
+}
+
+Tensor arange_start_cpu(const Scalar& start, const Scalar& end, std::optional<ScalarType> dtype,
+                        std::optional<Device> device) {
+  return arange_start_step_cpu(start, end, Scalar(int64_t(1)), dtype, device);
+}
+
+Tensor arange_cpu(const Scalar& end, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return arange_start_step_cpu(Scalar(int64_t(0)), end, Scalar(int64_t(1)), dtype, device);
+}
+
+// Symmetric formula (as ATen): the first half steps up from start, the second
+// half steps down from end, so both endpoints are exact.
+Tensor linspace_cpu(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype,
+                    std::optional<Device> device) {
+  Device dev = cpu_device("linspace", device);
+  TC_CHECK_ARG(steps >= 0, "linspace: argument 'steps' expected a non-negative number, got ", steps);
+  ScalarType dt = dtype.value_or(kDefaultFloat);
+  Tensor t = empty_tensor({steps}, dt, dev);
+  if (steps == 0) return t;
+  TC_DISPATCH_ALL_TYPES_AND_BOOL(dt, "linspace", [&] {
+    // Accumulate in float for float32 and narrower floats, else double.
+    using acc_t = std::conditional_t<std::is_same_v<scalar_t, double> || std::is_integral_v<scalar_t>, double, float>;
+    auto* out = t.data_ptr<scalar_t>();
+    acc_t a = acc_t(start.to_double()), z = acc_t(end.to_double());
+    if (steps == 1) {
+      out[0] = scalar_t(a);
+      return;
+    }
+    acc_t step = (z - a) / acc_t(steps - 1);
+    int64_t half = steps / 2;
+    parallel_for(0, steps, kGrainSize, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i)
+        out[i] = scalar_t(i < half ? a + step * acc_t(i) : z - step * acc_t(steps - i - 1));
+    });
+  });
+  return t;
+}
+
+Tensor eye_m_cpu(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  Device dev = cpu_device("eye", device);
+  TC_CHECK_ARG(n >= 0, "eye: argument 'n' expected a non-negative number, got ", n);
+  TC_CHECK_ARG(m >= 0, "eye: argument 'm' expected a non-negative number, got ", m);
+  Tensor t = empty_tensor({n, m}, dtype.value_or(kDefaultFloat), dev);
+  if (t.numel() == 0) return t;
+  zero_contiguous(t.data_ptr(), t.numel(), t.element_size());
+  TC_DISPATCH_ALL_TYPES_AND_BOOL(t.dtype(), "eye", [&] {
+    auto* out = t.data_ptr<scalar_t>();
+    scalar_t one = Scalar(int64_t(1)).to<scalar_t>();
+    for (int64_t i = 0, k = std::min(n, m); i < k; ++i) out[i * m + i] = one;
+  });
+  return t;
+}
+
+Tensor eye_cpu(int64_t n, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  TC_CHECK_ARG(n >= 0, "eye: argument 'n' expected a non-negative number, got ", n);
+  return eye_m_cpu(n, n, dtype, device);
+}
+
+}  // namespace tc::native

@@ -1,0 +1,173 @@
+// Typed inner loops for pointwise CPU kernels, driven by TensorIter.
+//
+//   cpu_kernel(iter, [](float a, float b) -> float { return a + b; });
+//
+// The lambda's signature gives the element types: its parameters are the
+// inputs' loop dtypes, its result the output's. Each 1-D run picks the
+// fastest loop its strides allow:
+//   - every operand dense                      -> out[i] = f(a[i], b[i])
+//   - one input broadcast (stride 0), rest dense -> that input is hoisted
+//   - anything else                            -> byte-strided loop
+// The first two are plain indexed loops over typed pointers, which GCC
+// auto-vectorises (with a runtime alias check, so in-place is fine).
+#pragma once
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "core/iter.h"
+
+namespace tc::cpu {
+
+// The type arithmetic happens in: reduced floats compute in float.
+template <class T> struct OpMath { using type = T; };
+template <> struct OpMath<Half> { using type = float; };
+template <> struct OpMath<BFloat16> { using type = float; };
+template <class T> using opmath_t = typename OpMath<T>::type;
+
+template <class T>
+constexpr bool is_reduced_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+template <class T>
+constexpr bool is_float_like_v = std::is_floating_point_v<T> || is_reduced_float_v<T>;
+
+// Signature of a lambda (or any class with one operator()).
+template <class F> struct fn_traits : fn_traits<decltype(&std::decay_t<F>::operator())> {};
+template <class C, class R, class... A>
+struct fn_traits<R (C::*)(A...) const> {
+  using result = R;
+  using args = std::tuple<std::decay_t<A>...>;
+  static constexpr size_t arity = sizeof...(A);
+};
+template <class C, class R, class... A>
+struct fn_traits<R (C::*)(A...)> : fn_traits<R (C::*)(A...) const> {};
+
+namespace detail {
+
+template <class R, class Args, class Idx> struct Loop1d;
+
+template <class R, class... A, size_t... I>
+struct Loop1d<R, std::tuple<A...>, std::index_sequence<I...>> {
+  // Strides of the inputs match "dense, except input S is broadcast"
+  // (S = -1: all dense).
+  template <int S>
+  static bool matches(const int64_t* s) {
+    return (((int(I) == S) ? s[I + 1] == 0 : s[I + 1] == int64_t(sizeof(A))) && ...);
+  }
+
+  template <size_t J, int S, class T, class V>
+  static inline T load(const T* p, int64_t i, const V& hoisted) {
+    if constexpr (int(J) == S) return hoisted;
+    else return p[i];
+  }
+
+  template <int S, class F>
+  static void dense(char** data, int64_t n, F& f) {
+    R* out = reinterpret_cast<R*>(data[0]);
+    const std::tuple<const A*...> in(reinterpret_cast<const A*>(data[I + 1])...);
+    if constexpr (S >= 0) {
+      using H = std::tuple_element_t<size_t(S), std::tuple<A...>>;
+      const H h = *std::get<size_t(S)>(in);
+      for (int64_t i = 0; i < n; ++i) out[i] = f(load<I, S>(std::get<I>(in), i, h)...);
+    } else {
+      for (int64_t i = 0; i < n; ++i) out[i] = f(std::get<I>(in)[i]...);
+    }
+  }
+
+  template <class F>
+  static void strided(char** data, const int64_t* s, int64_t n, F& f) {
+    char* out = data[0];
+    for (int64_t i = 0; i < n; ++i)
+      *reinterpret_cast<R*>(out + i * s[0]) = f(*reinterpret_cast<const A*>(data[I + 1] + i * s[I + 1])...);
+  }
+
+  template <class F>
+  static void run(char** data, const int64_t* s, int64_t n, F& f) {
+    if (s[0] == int64_t(sizeof(R))) {
+      if (matches<-1>(s)) return dense<-1>(data, n, f);
+      if constexpr (sizeof...(A) > 0) {
+        const bool done = ((matches<int(I)>(s) ? (dense<int(I)>(data, n, f), true) : false) || ...);
+        if (done) return;
+      }
+    }
+    strided(data, s, n, f);
+  }
+};
+
+}  // namespace detail
+
+// out = f(inputs...) elementwise over a built iterator with one output.
+template <class F>
+void cpu_kernel(TensorIter& iter, F f, int64_t grain = kGrainSize) {
+  using traits = fn_traits<F>;
+  using L = detail::Loop1d<typename traits::result, typename traits::args, std::make_index_sequence<traits::arity>>;
+  iter.for_each([&f](char** data, const int64_t* s, int64_t n) { L::run(data, s, n, f); }, grain);
+}
+
+// Expensive per-element functions (exp, sin, pow) split across threads sooner.
+constexpr int64_t kTranscendentalGrain = 4096;
+
+inline bool scalar_is_one(const Scalar& s) {
+  return s.is_floating_point() ? s.to_double() == 1.0 : s.to_int() == 1;
+}
+
+// An operand of a pointwise op that ATen overloads on Tensor vs Scalar.
+struct TensorOrNumber {
+  const Tensor* tensor = nullptr;
+  const Scalar* number = nullptr;
+  TensorOrNumber(const Tensor& t) : tensor(&t) {}
+  TensorOrNumber(const Scalar& s) : number(&s) {}
+  void add_to(TensorIter& it) const {
+    if (tensor) it.add_input(*tensor);
+    else it.add_scalar_input(*number);
+  }
+  bool is_bool() const {
+    return tensor ? tensor->defined() && tensor->dtype() == ScalarType::Bool : number->is_bool();
+  }
+};
+
+// For checks that read a tensor's metadata before the planner would.
+inline void check_defined(const Tensor& t, const char* name, const char* arg) {
+  TC_CHECK_ARG(t.defined(), name, ": argument '", arg, "' is an undefined tensor");
+}
+
+// How a kernel writes its result: a fresh tensor, into self, or into out=.
+enum class Write { Functional, InPlace, Out };
+
+// Configures `it` for out = op(a, b) with PyTorch's type promotion.
+inline void setup_binary(TensorIter& it, Tensor& out, TensorOrNumber a, TensorOrNumber b, Write w,
+                         bool int_to_float = false) {
+  it.add_output(out);
+  a.add_to(it);
+  b.add_to(it);
+  it.promote_inputs().promote_integer_inputs_to_float(int_to_float);
+  if (w == Write::InPlace) it.resize_outputs(false);
+}
+
+// Integer negation that wraps instead of overflowing (INT_MIN stays INT_MIN).
+template <class T>
+inline T wrapping_neg(T a) {
+  using U = std::make_unsigned_t<T>;
+  return T(U(U(0) - U(a)));
+}
+
+// True when operand `op` of a built iterator holds a zero (in its loop dtype)
+// anywhere in the iteration space: the integer-division guard, run before
+// anything is written.
+template <class T>
+bool operand_has_zero(const TensorIter& it, int op) {
+  if (it.numel() == 0) return false;
+  if (it.is_scalar(op)) return *reinterpret_cast<const T*>(it.data(op)) == T(0);
+  bool zero = false;
+  auto scan = [&](char** data, const int64_t* s, int64_t n) {
+    const char* p = data[op];
+    const int64_t st = s[op];
+    bool z = false;
+    for (int64_t i = 0; i < n; ++i) z |= *reinterpret_cast<const T*>(p + i * st) == T(0);
+    zero |= z;
+  };
+  it.serial_for_each(scan, 0, it.numel());
+  return zero;
+}
+
+}  // namespace tc::cpu

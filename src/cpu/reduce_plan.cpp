@@ -1,0 +1,83 @@
+#include "cpu/reduce_plan.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/shape.h"
+
+namespace tc::cpu {
+namespace {
+
+// Merges neighbours (outer, inner) when outer_stride == inner_stride * inner_size.
+void coalesce(DimVector& sizes, DimVector& strides) {
+  DimVector s, st;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 1) continue;
+    size_t n = s.size();
+    if (n && st[n - 1] == strides[i] * sizes[i]) {
+      s[n - 1] *= sizes[i];
+      st[n - 1] = strides[i];
+    } else {
+      s.push_back(sizes[i]);
+      st.push_back(strides[i]);
+    }
+  }
+  sizes = std::move(s);
+  strides = std::move(st);
+}
+
+}  // namespace
+
+ReducePlan make_reduce_plan(const Tensor& self, uint64_t mask, bool keepdim) {
+  ReducePlan p;
+  const int64_t nd = self.dim();
+  IntArrayRef sz = self.sizes(), st = self.strides();
+  // Reduced dims are visited in order of decreasing stride so the innermost
+  // loop runs over the smallest stride; the order does not matter for the
+  // result except for index-tracking ops, which reduce a single dim.
+  std::vector<int64_t> red;
+  for (int64_t d = 0; d < nd; ++d) {
+    bool reduced = (mask >> d) & 1;
+    if (reduced) {
+      red.push_back(d);
+      if (keepdim) p.out_shape.push_back(1);
+    } else {
+      p.out_shape.push_back(sz[size_t(d)]);
+      p.kept_sizes.push_back(sz[size_t(d)]);
+      p.kept_strides.push_back(st[size_t(d)]);
+      p.num_out *= sz[size_t(d)];
+    }
+  }
+  std::stable_sort(red.begin(), red.end(), [&](int64_t a, int64_t b) { return st[size_t(a)] > st[size_t(b)]; });
+  for (int64_t d : red) {
+    p.red_sizes.push_back(sz[size_t(d)]);
+    p.red_strides.push_back(st[size_t(d)]);
+    p.red_numel *= sz[size_t(d)];
+  }
+  coalesce(p.kept_sizes, p.kept_strides);
+  coalesce(p.red_sizes, p.red_strides);
+  return p;
+}
+
+uint64_t reduce_mask(const Tensor& self, std::optional<IntArrayRef> dims, const char* op) {
+  if (self.dim() == 0) {
+    if (dims) dim_mask(*dims, 0, op);  // validates: a 0-dim tensor accepts dims 0 and -1
+    return 0;
+  }
+  return dim_mask(dims ? *dims : IntArrayRef(), self.dim(), op);
+}
+
+uint64_t reduce_mask_one(const Tensor& self, int64_t dim, const char* op) {
+  int64_t d = wrap_dim(dim, self.dim(), op, "dim");
+  return self.dim() == 0 ? 0 : uint64_t(1) << d;
+}
+
+void check_nonempty_reduction(const Tensor& self, uint64_t mask, const char* op, ErrorCode code) {
+  if (self.numel() != 0) return;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (((mask >> d) & 1) && self.sizes()[size_t(d)] == 0)
+      throw_error(code, str(op, ": expected reduction dim ", d, " to have non-zero size"));
+  }
+}
+
+}  // namespace tc::cpu

@@ -1,0 +1,166 @@
+// Vectorised building blocks for reductions, written with GCC vector
+// extensions so they vectorise at any -O level and on any x86 baseline
+// (SSE2 splits a 32-byte vector in two; AVX uses one register).
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "core/half.h"
+
+namespace tc::cpu {
+
+template <class T> constexpr bool kIsReducedFloat = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+// The accumulation type PyTorch uses on CPU: half types in float, integers
+// and bool in int64.
+template <class T>
+using acc_type_t = std::conditional_t<kIsReducedFloat<T> || std::is_same_v<T, float>, float,
+                                      std::conditional_t<std::is_same_v<T, double>, double, int64_t>>;
+
+template <class Acc, class In> inline Acc to_acc(In v) {
+  if constexpr (kIsReducedFloat<In>) return Acc(float(v));
+  else return Acc(v);
+}
+
+// 32 bytes of T. Loads and stores go through memcpy inside the loops (no
+// vector-typed function parameters, whose ABI depends on -mavx).
+template <class T> struct Vec32 {
+  typedef T type __attribute__((vector_size(32)));
+  static constexpr int64_t lanes = 32 / sizeof(T);
+};
+#define TC_VLOAD(v, ptr) std::memcpy(&(v), (ptr), sizeof(v))
+#define TC_VSTORE(ptr, v) std::memcpy((ptr), &(v), sizeof(v))
+
+// Plain sum of up to a few thousand elements with 4 vector accumulators:
+// each lane adds n/(4*lanes) terms, so the error stays small per block.
+template <class T> T block_sum(const T* p, int64_t n) {
+  using V = typename Vec32<T>::type;
+  constexpr int64_t L = Vec32<T>::lanes;
+  V a0 = {}, a1 = {}, a2 = {}, a3 = {}, x0, x1, x2, x3;
+  int64_t i = 0;
+  for (; i + 4 * L <= n; i += 4 * L) {
+    TC_VLOAD(x0, p + i);
+    TC_VLOAD(x1, p + i + L);
+    TC_VLOAD(x2, p + i + 2 * L);
+    TC_VLOAD(x3, p + i + 3 * L);
+    a0 += x0;
+    a1 += x1;
+    a2 += x2;
+    a3 += x3;
+  }
+  for (; i + L <= n; i += L) {
+    TC_VLOAD(x0, p + i);
+    a0 += x0;
+  }
+  a0 = (a0 + a1) + (a2 + a3);
+  T lanes[L];
+  TC_VSTORE(lanes, a0);
+  T s = 0;
+  for (int64_t j = 0; j < L; ++j) s += lanes[j];
+  for (; i < n; ++i) s += p[i];
+  return s;
+}
+
+// Pairwise (cascade) summation: error O(log n) instead of O(n), at the
+// speed of the block loop.
+constexpr int64_t kPairwiseBlock = 2048;
+template <class T> T pairwise_sum(const T* p, int64_t n) {
+  if (n <= kPairwiseBlock) return block_sum(p, n);
+  int64_t half = (n / 2) & ~int64_t(63);
+  return pairwise_sum(p, half) + pairwise_sum(p + half, n - half);
+}
+
+// A binary-counter pairwise combination of a stream of partial sums.
+template <class T> class SumCascade {
+ public:
+  void push(T x) {
+    int k = 0;
+    while (used_ & (uint64_t(1) << k)) {
+      x = level_[k] + x;
+      used_ &= ~(uint64_t(1) << k);
+      ++k;
+    }
+    level_[k] = x;
+    used_ |= uint64_t(1) << k;
+  }
+  T result() const {
+    T s = 0;
+    for (int k = 63; k >= 0; --k)
+      if (used_ & (uint64_t(1) << k)) s += level_[k];
+    return s;
+  }
+
+ private:
+  T level_[64];
+  uint64_t used_ = 0;
+};
+
+// Copies n strided elements into `buf` as Acc (the staging step for
+// converted or strided rows).
+template <class Acc, class In> inline void gather(Acc* buf, const In* p, int64_t n, int64_t s) {
+  if (s == 1)
+    for (int64_t i = 0; i < n; ++i) buf[i] = to_acc<Acc>(p[i]);
+  else
+    for (int64_t i = 0; i < n; ++i) buf[i] = to_acc<Acc>(p[i * s]);
+}
+
+// Sum of a strided row of In, accumulated in Acc.
+template <class Acc, class In> Acc sum_row(const In* p, int64_t n, int64_t s) {
+  if constexpr (std::is_integral_v<Acc>) {
+    // Unsigned arithmetic: wraps like PyTorch's int64 sum without UB.
+    uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+      a0 += uint64_t(int64_t(p[i * s]));
+      a1 += uint64_t(int64_t(p[(i + 1) * s]));
+      a2 += uint64_t(int64_t(p[(i + 2) * s]));
+      a3 += uint64_t(int64_t(p[(i + 3) * s]));
+    }
+    for (; i < n; ++i) a0 += uint64_t(int64_t(p[i * s]));
+    return Acc(a0 + a1 + a2 + a3);
+  } else {
+    if constexpr (std::is_same_v<Acc, In>)
+      if (s == 1) return pairwise_sum(p, n);
+    constexpr int64_t kChunk = 1024;
+    Acc buf[kChunk];
+    if (n <= kChunk) {
+      gather(buf, p, n, s);
+      return block_sum(buf, n);
+    }
+    SumCascade<Acc> c;
+    for (int64_t i = 0; i < n; i += kChunk) {
+      int64_t len = n - i < kChunk ? n - i : kChunk;
+      gather(buf, p + i * s, len, s);
+      c.push(block_sum(buf, len));
+    }
+    return c.result();
+  }
+}
+
+// acc[i] += p[i * s] for i < w.
+template <class Acc, class In> inline void add_rows(Acc* acc, const In* p, int64_t w, int64_t s) {
+  if constexpr (std::is_same_v<Acc, In> && std::is_floating_point_v<Acc>) {
+    if (s == 1) {
+      using V = typename Vec32<Acc>::type;
+      constexpr int64_t L = Vec32<Acc>::lanes;
+      V a, x;
+      int64_t i = 0;
+      for (; i + L <= w; i += L) {
+        TC_VLOAD(a, acc + i);
+        TC_VLOAD(x, p + i);
+        a += x;
+        TC_VSTORE(acc + i, a);
+      }
+      for (; i < w; ++i) acc[i] += p[i];
+      return;
+    }
+  }
+  if constexpr (std::is_integral_v<Acc>)
+    for (int64_t i = 0; i < w; ++i) acc[i] = Acc(uint64_t(acc[i]) + uint64_t(int64_t(p[i * s])));
+  else
+    for (int64_t i = 0; i < w; ++i) acc[i] += to_acc<Acc>(p[i * s]);
+}
+
+}  // namespace tc::cpu

@@ -1,0 +1,27 @@
+// A kernel as the dispatcher stores it: an unboxed function pointer (natural
+// C++ signature, cast back by generated code), a boxed one (takes a Stack), or
+// both; or the fallthrough marker ("skip this key").
+#pragma once
+#include <memory>
+#include <string>
+
+#include "core/dispatch_key.h"
+#include "dispatch/ivalue.h"
+
+namespace tc {
+
+class OperatorEntry;
+using BoxedKernelFn = void (*)(const OperatorEntry& op, DispatchKeySet ks, Stack* stack, void* ctx);
+
+struct KernelFunction {
+  void* unboxed = nullptr;
+  BoxedKernelFn boxed = nullptr;
+  void* ctx = nullptr;                // passed to `boxed`
+  std::shared_ptr<void> ctx_owner;    // keeps ctx alive (C-registered kernels)
+  bool fallthrough = false;
+
+  bool valid() const { return unboxed || boxed || fallthrough; }
+  static KernelFunction make_fallthrough() { KernelFunction k; k.fallthrough = true; return k; }
+};
+
+}  // namespace tc

@@ -1,0 +1,67 @@
+// One operator: its schema, every kernel registered for it per key, and the
+// dispatch table computed from them with ATen's precedence.
+#pragma once
+#include <array>
+#include <atomic>
+#include <list>
+#include <mutex>
+#include <string>
+
+#include "dispatch/kernel.h"
+#include "dispatch/schema/model.h"
+
+namespace tc {
+
+class Dispatcher;
+
+// Whether per-op, per-key call counters are on (tc_dispatch_set_counting).
+extern std::atomic<bool> g_dispatch_counting;
+
+class OperatorEntry {
+ public:
+  OperatorEntry(schema::FunctionSchema schema, std::string debug);
+
+  const schema::FunctionSchema& schema() const { return schema_; }
+  const std::string& name() const { return name_; }  // "add.Tensor", "myops::myadd"
+  const std::string& base_name() const { return schema_.name.name; }
+
+  // The kernel for a call with key set ks (already masked by thread-local
+  // sets). Throws NotImplemented naming the op and the key when none.
+  const KernelFunction& lookup(DispatchKeySet ks) const {
+    DispatchKey k = (ks - DispatchKeySet::from_bits(fallthrough_mask_)).highest();
+    if (__builtin_expect(k == DispatchKey::Undefined || !table_[uint8_t(k)].valid(), 0)) missing(ks);
+    if (__builtin_expect(g_dispatch_counting.load(std::memory_order_relaxed), 0))
+      counters_[uint8_t(k)].fetch_add(1, std::memory_order_relaxed);
+    return table_[uint8_t(k)];
+  }
+  // Boxed call: key set from the stack's tensors and the thread-local sets.
+  void call_boxed(Stack* stack) const;
+  // Boxed call with an explicit key set (redispatch from a boxed kernel).
+  void call_boxed(DispatchKeySet ks, Stack* stack) const;
+
+  int64_t call_count(DispatchKey k) const { return counters_[uint8_t(k)].load(std::memory_order_relaxed); }
+  void reset_counters();
+  // The computed table, one line per runtime key with where it came from.
+  std::string dump_table() const;
+
+ private:
+  friend class Dispatcher;
+  struct Registration {
+    KernelFunction fn;
+    std::string debug;
+  };
+  [[noreturn]] void missing(DispatchKeySet ks) const;
+  // Recomputes table_ (caller holds the dispatcher lock).
+  void recompute(const std::array<std::pair<KernelFunction, std::string>, kNumRuntimeKeys>& fallbacks);
+
+  schema::FunctionSchema schema_;
+  std::string name_;
+  std::string debug_;
+  std::array<std::list<Registration>, kNumKeys> registered_;  // front = newest, active
+  std::array<KernelFunction, kNumRuntimeKeys> table_;
+  std::array<std::string, kNumRuntimeKeys> table_source_;
+  uint32_t fallthrough_mask_ = 0;
+  mutable std::array<std::atomic<int64_t>, kNumRuntimeKeys> counters_{};
+};
+
+}  // namespace tc

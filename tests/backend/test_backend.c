@@ -1,0 +1,40 @@
+/* A tiny out-of-tree backend on the PrivateUse1 key, built as its own shared
+ * library and loaded with dlopen after tensorc is running. Its "device memory"
+ * is host memory; what matters is that dispatch reaches its kernels. When
+ * loaded it registers add.Tensor for PrivateUse1 with the op's natural C
+ * signature (called through libffi). */
+#include <stdlib.h>
+#include <string.h>
+#include <tensorc.h>
+
+static void free_buffer(void* ctx, void* data) {
+  (void)ctx;
+  free(data);
+}
+
+/* add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor, float32 only. */
+static tc_status privateuse1_add(tc_tensor* out, tc_tensor self, tc_tensor other, tc_scalar alpha) {
+  int64_t n = 0, m = 0, sizes[8];
+  size_t ndim = 0;
+  tc_dtype dt;
+  void *a = NULL, *b = NULL;
+  tc_device dev = {TC_DEVICE_PRIVATEUSE1, 0};
+  if (tc_tensor_dtype(&dt, self) != TC_OK || dt != TC_FLOAT32)
+    return tc_error_set(TC_ERROR_TYPE, "test backend add: only float32 tensors are supported");
+  tc_tensor_numel(&n, self);
+  tc_tensor_numel(&m, other);
+  if (n != m) return tc_error_set(TC_ERROR_INVALID_ARGUMENT, "test backend add: sizes differ");
+  tc_tensor_sizes(sizes, 8, &ndim, self);
+  /* Device memory is host memory here: read it through the blob pointers. */
+  if (tc_tensor_data_ptr(&a, self) != TC_OK || tc_tensor_data_ptr(&b, other) != TC_OK) return tc_last_error_code();
+  float* r = malloc((size_t)(n ? n : 1) * sizeof(float));
+  double al = alpha.tag == TC_SCALAR_FLOAT ? alpha.u.f : (double)alpha.u.i;
+  for (int64_t i = 0; i < n; ++i) r[i] = ((float*)a)[i] + (float)al * ((float*)b)[i];
+  tc_status st = tc_tensor_from_blob(out, r, TC_FLOAT32, sizes, NULL, ndim, dev, free_buffer, NULL);
+  if (st != TC_OK) free(r);
+  return st;
+}
+
+__attribute__((constructor)) static void register_backend(void) {
+  tc_library_impl("add.Tensor", TC_KEY_PRIVATEUSE1, (tc_fn_ptr)privateuse1_add);
+}

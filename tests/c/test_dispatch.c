@@ -1,0 +1,221 @@
+/* The dispatcher through the C ABI: operators defined at run time, kernels in
+ * C (natural signature via libffi, and boxed), boxed calls by name, fallbacks
+ * and fallthrough, a backend library loaded later, introspection. */
+#define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <tensorc.h>
+
+static int failures = 0, passes = 0;
+#define CHECK(cond)                                                                  \
+  do {                                                                               \
+    if (cond) {                                                                      \
+      ++passes;                                                                      \
+    } else {                                                                         \
+      ++failures;                                                                    \
+      fprintf(stderr, "%s:%d: CHECK failed: %s (last error: %s)\n", __FILE__, __LINE__, #cond, \
+              tc_last_error_message());                                              \
+    }                                                                                \
+  } while (0)
+#define MSG_HAS(s) (strstr(tc_last_error_message(), (s)) != NULL)
+
+static tc_tensor vec3(float a, float b, float c) {
+  float d[3];
+  int64_t shape[1] = {3};
+  tc_tensor t = NULL;
+  d[0] = a; d[1] = b; d[2] = c;
+  tc_tensor_from_data(&t, d, TC_FLOAT32, shape, 1);
+  return t;
+}
+
+static int equals3(tc_tensor t, float a, float b, float c) {
+  float d[3];
+  if (tc_tensor_copy_to_buffer(d, sizeof d, t) != TC_OK) return 0;
+  return d[0] == a && d[1] == b && d[2] == c;
+}
+
+/* myops::myadd(Tensor self, Tensor other) -> Tensor with its natural C signature. */
+static tc_status myadd_cpu(tc_tensor* out, tc_tensor self, tc_tensor other) {
+  return tc_add_Tensor(out, self, other, NULL);
+}
+
+/* myops::scale(Tensor self, float factor=2.0, *, bool negate=False) -> Tensor */
+static tc_status scale_cpu(tc_tensor* out, tc_tensor self, double factor, bool negate) {
+  tc_scalar s = tc_scalar_float(negate ? -factor : factor);
+  return tc_mul_Scalar(out, self, s);
+}
+
+static tc_status failing_kernel(tc_tensor* out, tc_tensor self) {
+  (void)out;
+  (void)self;
+  return tc_error_set(TC_ERROR_TYPE, "boom from the C kernel");
+}
+
+static int tracer_calls = 0;
+/* A boxed fallback on the Tracer key: counts, then hands the call on. */
+static tc_status tracer_fallback(void* user, tc_dispatch_ctx ctx, const tc_value* args, size_t nargs, tc_value* outs,
+                                 size_t cap, size_t* n_outs) {
+  const char* name = NULL;
+  tc_dispatch_key key = -1;
+  (void)user;
+  tc_dispatch_ctx_info(&name, &key, ctx);
+  if (key == TC_KEY_TRACER) ++tracer_calls;
+  return tc_dispatch_redispatch(outs, cap, n_outs, ctx, args, nargs);
+}
+
+static void test_runtime_op(void) {
+  tc_tensor a = vec3(1, 2, 3), b = vec3(10, 20, 30);
+  tc_value args[2], outs[2];
+  size_t n = 0;
+  int64_t count = -1;
+  char table[2048];
+
+  CHECK(tc_library_def("myops::myadd(Tensor self, Tensor other) -> Tensor") == TC_OK);
+  CHECK(tc_library_def("myops::myadd(Tensor self, Tensor other) -> Tensor") == TC_ERROR_INVALID_ARGUMENT);
+  CHECK(MSG_HAS("already defined"));
+  CHECK(tc_library_def("myops::bad(Tensor self, Blob x) -> Tensor") == TC_ERROR_INVALID_ARGUMENT);
+  CHECK(MSG_HAS("unknown-type"));
+
+  /* No kernel yet: a clear error naming the op and the key. */
+  args[0].tag = TC_VALUE_TENSOR; args[0].u.tensor = a;
+  args[1].tag = TC_VALUE_TENSOR; args[1].u.tensor = b;
+  CHECK(tc_op_call(outs, 2, &n, "myops::myadd", args, 2) == TC_ERROR_NOT_IMPLEMENTED);
+  CHECK(MSG_HAS("myops::myadd") && MSG_HAS("CPU"));
+
+  CHECK(tc_library_impl("myops::myadd", TC_KEY_CPU, (tc_fn_ptr)myadd_cpu) == TC_OK);
+  tc_dispatch_set_counting(true);
+  tc_dispatch_reset_counters();
+  CHECK(tc_op_call(outs, 2, &n, "myops::myadd", args, 2) == TC_OK);
+  CHECK(n == 1 && outs[0].tag == TC_VALUE_TENSOR && equals3(outs[0].u.tensor, 11, 22, 33));
+  tc_values_release(outs, n);
+  CHECK(tc_op_call_count(&count, "myops::myadd", TC_KEY_CPU) == TC_OK && count == 1);
+  CHECK(tc_op_call_count(&count, "add.Tensor", TC_KEY_CPU) == TC_OK && count == 1); /* called inside the kernel */
+  CHECK(tc_op_dump_table(table, sizeof table, NULL, "myops::myadd") == TC_OK);
+  CHECK(strstr(table, "CPU: kernel registered for CPU") != NULL);
+  CHECK(strstr(table, "CUDA: missing") != NULL);
+
+  /* Defaults are filled in for trailing arguments; kwarg-only too. */
+  CHECK(tc_library_def("myops::scale(Tensor self, float factor=2.0, *, bool negate=False) -> Tensor") == TC_OK);
+  CHECK(tc_library_impl("myops::scale", TC_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, (tc_fn_ptr)scale_cpu) == TC_OK);
+  CHECK(tc_op_call(outs, 2, &n, "myops::scale", args, 1) == TC_OK && equals3(outs[0].u.tensor, 2, 4, 6));
+  tc_values_release(outs, n);
+  args[1].tag = TC_VALUE_FLOAT; args[1].u.f = -1.0;
+  CHECK(tc_op_call(outs, 2, &n, "myops::scale", args, 2) == TC_OK && equals3(outs[0].u.tensor, -1, -2, -3));
+  tc_values_release(outs, n);
+  CHECK(tc_op_dump_table(table, sizeof table, NULL, "myops::scale") == TC_OK);
+  CHECK(strstr(table, "CPU: CompositeExplicitAutograd kernel") != NULL);
+
+  /* An error inside a C kernel comes back with its status and message. */
+  CHECK(tc_library_def("myops::fails(Tensor self) -> Tensor") == TC_OK);
+  CHECK(tc_library_impl("myops::fails", TC_KEY_CPU, (tc_fn_ptr)failing_kernel) == TC_OK);
+  CHECK(tc_op_call(outs, 2, &n, "myops::fails", args, 1) == TC_ERROR_TYPE);
+  CHECK(MSG_HAS("boom from the C kernel") && MSG_HAS("myops::fails"));
+
+  /* Unknown ops and bad arguments to the boxed entry. */
+  CHECK(tc_op_call(outs, 2, &n, "myops::nope", args, 1) == TC_ERROR_NOT_IMPLEMENTED);
+  CHECK(MSG_HAS("myops::nope"));
+  CHECK(tc_op_call(outs, 2, &n, NULL, args, 1) == TC_ERROR_INVALID_ARGUMENT);
+  CHECK(tc_library_impl("myops::myadd", 42, (tc_fn_ptr)myadd_cpu) == TC_ERROR_INVALID_ARGUMENT);
+  CHECK(MSG_HAS("key"));
+  tc_tensor_release(a);
+  tc_tensor_release(b);
+}
+
+static void test_builtin_boxed(void) {
+  tc_tensor a = vec3(1, 2, 3), b = vec3(1, 1, 1);
+  tc_value args[3], outs[2];
+  size_t n = 0;
+  args[0].tag = TC_VALUE_TENSOR; args[0].u.tensor = a;
+  args[1].tag = TC_VALUE_TENSOR; args[1].u.tensor = b;
+  args[2].tag = TC_VALUE_INT; args[2].u.i = 3;
+  CHECK(tc_op_call(outs, 2, &n, "add.Tensor", args, 3) == TC_OK && equals3(outs[0].u.tensor, 4, 5, 6));
+  tc_values_release(outs, n);
+  CHECK(tc_op_call(outs, 2, &n, "add.Tensor", args, 2) == TC_OK && equals3(outs[0].u.tensor, 2, 3, 4));
+  tc_values_release(outs, n);
+  CHECK(tc_op_call(outs, 0, &n, "add.Tensor", args, 2) == TC_ERROR_INVALID_ARGUMENT);
+  tc_tensor_release(a);
+  tc_tensor_release(b);
+}
+
+static void test_fallbacks(void) {
+  tc_tensor a = vec3(1, 2, 3), b = vec3(1, 1, 1), c = NULL;
+  CHECK(tc_library_fallback(TC_KEY_TRACER, tracer_fallback, NULL, NULL) == TC_OK);
+  /* The key is not in any tensor: nothing changes until a thread includes it. */
+  CHECK(tc_add_Tensor(&c, a, b, NULL) == TC_OK && tracer_calls == 0);
+  tc_tensor_release(c);
+  CHECK(tc_dispatch_tls_include(TC_KEY_TRACER, true) == TC_OK);
+  CHECK(tc_add_Tensor(&c, a, b, NULL) == TC_OK && equals3(c, 2, 3, 4) && tracer_calls == 1);
+  tc_tensor_release(c);
+  /* Excluded wins over included. */
+  CHECK(tc_dispatch_tls_exclude(TC_KEY_TRACER, true) == TC_OK);
+  CHECK(tc_add_Tensor(&c, a, b, NULL) == TC_OK && tracer_calls == 1);
+  tc_tensor_release(c);
+  CHECK(tc_dispatch_tls_exclude(TC_KEY_TRACER, false) == TC_OK);
+  /* A fallthrough fallback skips the key. */
+  CHECK(tc_library_fallback(TC_KEY_TRACER, NULL, NULL, NULL) == TC_OK);
+  CHECK(tc_add_Tensor(&c, a, b, NULL) == TC_OK && equals3(c, 2, 3, 4) && tracer_calls == 1);
+  tc_tensor_release(c);
+  CHECK(tc_dispatch_tls_include(TC_KEY_TRACER, false) == TC_OK);
+  CHECK(tc_library_fallback(TC_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, NULL, NULL, NULL) == TC_ERROR_INVALID_ARGUMENT);
+  tc_tensor_release(a);
+  tc_tensor_release(b);
+}
+
+static void noop_free(void* ctx, void* data) {
+  (void)ctx;
+  (void)data;
+}
+
+static void test_backend_library(void) {
+  static float da[3] = {1, 2, 3}, db[3] = {4, 5, 6};
+  int64_t shape[1] = {3}, count = 0;
+  tc_device pu1 = {TC_DEVICE_PRIVATEUSE1, 0};
+  tc_tensor a = NULL, b = NULL, c = NULL, cpu = vec3(1, 1, 1);
+  char table[2048];
+  void* lib;
+  CHECK(tc_tensor_from_blob(&a, da, TC_FLOAT32, shape, NULL, 1, pu1, noop_free, NULL) == TC_OK);
+  CHECK(tc_tensor_from_blob(&b, db, TC_FLOAT32, shape, NULL, 1, pu1, noop_free, NULL) == TC_OK);
+  /* Before the backend is loaded: no kernel for PrivateUse1. */
+  CHECK(tc_add_Tensor(&c, a, b, NULL) == TC_ERROR_NOT_IMPLEMENTED);
+  CHECK(MSG_HAS("add") && MSG_HAS("PrivateUse1"));
+  /* Mixing devices is a device error naming both arguments. */
+  CHECK(tc_add_Tensor(&c, a, cpu, NULL) == TC_ERROR_DEVICE);
+  CHECK(MSG_HAS("'other'") && MSG_HAS("'self'"));
+
+  lib = dlopen(TC_TEST_BACKEND_PATH, RTLD_NOW | RTLD_LOCAL);
+  CHECK(lib != NULL);
+  if (!lib) {
+    fprintf(stderr, "dlopen: %s\n", dlerror());
+    return;
+  }
+  CHECK(tc_op_dump_table(table, sizeof table, NULL, "add.Tensor") == TC_OK);
+  CHECK(strstr(table, "PrivateUse1: kernel registered for PrivateUse1") != NULL);
+  tc_dispatch_reset_counters();
+  CHECK(tc_add_Tensor(&c, a, b, NULL) == TC_OK);
+  {
+    float r[3] = {0, 0, 0};
+    void* p = NULL;
+    tc_device d;
+    CHECK(tc_tensor_device(&d, c) == TC_OK && d.type == TC_DEVICE_PRIVATEUSE1);
+    CHECK(tc_tensor_data_ptr(&p, c) == TC_OK && p != NULL);
+    if (p) memcpy(r, p, sizeof r);
+    CHECK(r[0] == 5 && r[1] == 7 && r[2] == 9);
+  }
+  CHECK(tc_op_call_count(&count, "add.Tensor", TC_KEY_PRIVATEUSE1) == TC_OK && count == 1);
+  CHECK(tc_op_call_count(&count, "add.Tensor", TC_KEY_CPU) == TC_OK && count == 0);
+  tc_tensor_release(c);
+  tc_tensor_release(a);
+  tc_tensor_release(b);
+  tc_tensor_release(cpu);
+  /* The library stays loaded: its kernel is registered for the process. */
+}
+
+int main(void) {
+  test_runtime_op();
+  test_builtin_boxed();
+  test_fallbacks();
+  test_backend_library();
+  printf("%d passed, %d failed\n", passes, failures);
+  return failures ? 1 : 0;
+}

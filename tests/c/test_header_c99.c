@@ -1,0 +1,5 @@
+/* Proves that the public header compiles on its own as strict C99
+ * (-std=c99 -Wall -Wextra -pedantic -Werror). */
+#include "tensorc.h"
+
+int main(void) { return 0; }

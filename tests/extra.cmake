@@ -1,0 +1,13 @@
+# Checks beyond the per-file test executables.
+add_test(NAME install_tree COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/install/run.sh ${PROJECT_BINARY_DIR})
+add_test(NAME exported_symbols COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/c/check_exports.sh $<TARGET_FILE:tensorc>)
+
+# The out-of-tree backend library, loaded at run time by c_test_dispatch.
+add_library(tc_test_backend MODULE ${CMAKE_CURRENT_SOURCE_DIR}/backend/test_backend.c)
+target_link_libraries(tc_test_backend PRIVATE tensorc)
+set_target_properties(tc_test_backend PROPERTIES C_VISIBILITY_PRESET default)
+if(TARGET c_test_dispatch)
+  target_link_libraries(c_test_dispatch PRIVATE ${CMAKE_DL_LIBS})
+  target_compile_definitions(c_test_dispatch PRIVATE TC_TEST_BACKEND_PATH="$<TARGET_FILE:tc_test_backend>")
+  add_dependencies(c_test_dispatch tc_test_backend)
+endif()

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# tensorc's one entry point for a fresh Debian 12 machine.
+#   tools/dev.sh demo    install what is missing, build, run the main example
+#   tools/dev.sh test    install what is missing, build, run every test suite
+#   tools/dev.sh asan    the test suites again under AddressSanitizer + UBSan
+#   tools/dev.sh bench   build and run the benchmarks against libtorch
+# Build trees: build/ (release), build-asan/. Set JOBS to override parallelism.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+JOBS=${JOBS:-$(nproc)}
+
+# Debian packages the build and the tests need (DESIGN.md "Dependencies").
+PACKAGES=(cmake g++ make pkg-config libblis-dev libffi-dev libyaml-cpp-dev libgtest-dev
+          libbenchmark-dev libdlpack-dev zlib1g-dev python3 python3-numpy python3-pytest)
+BENCH_PACKAGES=(libtorch-dev python3-torch)
+
+install_missing() {
+  local missing=()
+  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  if ((${#missing[@]})); then
+    echo "== installing: ${missing[*]}"
+    local sudo=""
+    [[ $(id -u) -ne 0 ]] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  fi
+}
+
+configure_and_build() {  # dir, extra cmake args...
+  local dir=$1; shift
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+  cmake --build "$dir" -j "$JOBS"
+}
+
+run_tests() {  # build dir
+  local dir=$1
+  (cd "$dir" && ctest --output-on-failure -j "$JOBS")
+}
+
+case "${1:-}" in
+  demo)
+    install_missing "${PACKAGES[@]}"
+    configure_and_build build
+    ./build/examples/tensorc_demo "${@:2}"
+    ;;
+  test)
+    install_missing "${PACKAGES[@]}"
+    configure_and_build build
+    run_tests build
+    ;;
+  asan)
+    install_missing "${PACKAGES[@]}"
+    configure_and_build build-asan -DTC_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    ASAN_OPTIONS=detect_leaks=1 run_tests build-asan
+    ;;
+  bench)
+    install_missing "${PACKAGES[@]}" "${BENCH_PACKAGES[@]}"
+    configure_and_build build -DTC_BUILD_BENCH=ON
+    ./bench/run_all.sh build
+    ;;
+  *)
+    echo "usage: tools/dev.sh demo|test|asan|bench" >&2
+    exit 2
+    ;;
+esac
