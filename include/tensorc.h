@@ -285,7 +285,7 @@ TC_API tc_status tc_tensor_copy_to_buffer(void* dst, size_t dst_nbytes, tc_tenso
 TC_API tc_status tc_tensor_item(tc_scalar* out, tc_tensor t);
 /* Formats `t` as PyTorch prints it ("tensor([1., 2.])"), snprintf-style:
  * writes at most capacity - 1 characters and a NUL into buf (when capacity
- * > 0) and sets *needed to the full length + 1, so a caller can retry with a
+ * > 0) and sets *needed (when not NULL) to the full length + 1, so a caller can retry with a
  * buffer of *needed bytes. `buf` may be NULL when capacity is 0.
  * Errors: TC_ERROR_DEVICE for tensors that cannot be read from the host. */
 TC_API tc_status tc_tensor_to_string(char* buf, size_t capacity, size_t* needed, tc_tensor t);

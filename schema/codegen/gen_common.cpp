@@ -158,11 +158,18 @@ std::vector<const Argument*> cpp_op_params_order(const FunctionSchema& s) {
   return order;
 }
 
-std::string cpp_op_params(const FunctionSchema& s, bool with_defaults, bool skip_self) {
+namespace {
+size_t first_trailing_default(const std::vector<const Argument*>& order) {
+  size_t first = order.size();
+  while (first > 0 && !cpp_default(*order[first - 1]).empty()) --first;
+  return first;
+}
+}  // namespace
+
+std::string cpp_op_params(const FunctionSchema& s, bool with_defaults, bool skip_self, size_t default_floor) {
   std::vector<const Argument*> order = cpp_op_params_order(s);
   // Defaults only on a trailing run of arguments that all have one.
-  size_t first_default = order.size();
-  while (first_default > 0 && !cpp_default(*order[first_default - 1]).empty()) --first_default;
+  size_t first_default = std::max(first_trailing_default(order), default_floor);
   std::string r;
   bool first = true;
   for (size_t i = 0; i < order.size(); ++i) {
@@ -259,6 +266,23 @@ Model build_model(const std::vector<NativeFunction>& nfs, std::vector<LoadError>
     if (!c_names.insert(op.c_name).second)
       errors->push_back({nf.file, nf.line, "c-name-collision", "two ops map to the C name " + op.c_name, ""});
     m.ops.push_back(op);
+  }
+  // Overloads of one C++ name: a call that omits defaulted arguments must not
+  // match another overload too (any(self) vs any.dims(self, dim=None)).
+  for (OpInfo& a : m.ops) {
+    std::vector<const Argument*> oa = cpp_op_params_order(a.nf->func);
+    size_t ra = first_trailing_default(oa);
+    for (const OpInfo& b : m.ops) {
+      if (&a == &b || a.cpp_name != b.cpp_name) continue;
+      std::vector<const Argument*> ob = cpp_op_params_order(b.nf->func);
+      size_t rb = first_trailing_default(ob);
+      for (size_t k = ra; k < oa.size(); ++k) {
+        if (k < rb || k > ob.size()) continue;
+        bool same = true;
+        for (size_t i = 0; i < k && same; ++i) same = cpp_arg_type(*oa[i]) == cpp_arg_type(*ob[i]);
+        if (same) a.default_floor = std::max(a.default_floor, k + 1);
+      }
+    }
   }
   for (OpInfo& op : m.ops) {
     const NativeFunction& nf = *op.nf;

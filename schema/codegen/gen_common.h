@@ -26,6 +26,9 @@ struct OpInfo {
   std::string cpp_name;    // "add", "add_", "add_out"
   const OpInfo* functional = nullptr;  // for generated in-place/out wrappers
   bool generated_wrapper = false;      // in-place/out kernel written by the generator
+  // C++ default arguments start no earlier than this parameter index, so that
+  // no call can match two overloads of the same name.
+  size_t default_floor = 0;
 };
 
 struct Model {
@@ -52,7 +55,8 @@ std::string cpp_fn_ptr_type(const FunctionSchema& s);
 // Parameter list of the C++ op function ("const Tensor& self, ...").
 // Out variants put the out arguments first, like ATen's at::add_out.
 std::vector<const Argument*> cpp_op_params_order(const FunctionSchema& s);
-std::string cpp_op_params(const FunctionSchema& s, bool with_defaults, bool skip_self = false);
+std::string cpp_op_params(const FunctionSchema& s, bool with_defaults, bool skip_self = false,
+                          size_t default_floor = 0);
 
 // The expression that reads argument i from a Stack (`st`) as the kernel's type.
 std::string unbox_expr(const Argument& a, size_t index, const std::string& op);

@@ -131,7 +131,7 @@ std::string gen_cpp_ops_header(const Model& m) {
   std::set<std::string> seen;
   for (const OpInfo& op : m.ops) {
     const FunctionSchema& s = op.nf->func;
-    std::string decl = cpp_return_type(s) + " " + op.cpp_name + "(" + cpp_op_params(s, true) + ");";
+    std::string decl = cpp_return_type(s) + " " + op.cpp_name + "(" + cpp_op_params(s, true, false, op.default_floor) + ");";
     w << "// " << op.nf->func_text << "\n" << decl << "\n";
   }
   w << "\n}  // namespace tc\n";
@@ -145,7 +145,7 @@ std::string gen_tensor_methods_header(const Model& m) {
   for (const OpInfo& op : m.ops) {
     if (!has_method(op)) continue;
     const FunctionSchema& s = op.nf->func;
-    w << "  " << cpp_return_type(s) << " " << op.cpp_name << "(" << cpp_op_params(s, true, true) << ") const;\n";
+    w << "  " << cpp_return_type(s) << " " << op.cpp_name << "(" << cpp_op_params(s, true, true, op.default_floor) << ") const;\n";
   }
   return w.str();
 }

@@ -308,7 +308,6 @@ TC_API tc_status tc_tensor_to_string(char* buf, size_t capacity, size_t* needed,
   constexpr const char* fn = "tc_tensor_to_string";
   TC_CAPI_BEGIN
   TC_CHECK_ARG(buf || capacity == 0, fn, ": argument 'buf' is NULL but 'capacity' is ", capacity);
-  TC_CAPI_NULL_CHECK(needed, fn, "needed");
   TC_CAPI_NULL_CHECK(t, fn, "t");
   std::string s = tc::tensor_to_string(Borrowed(t).get());
   if (capacity > 0) {
@@ -316,7 +315,7 @@ TC_API tc_status tc_tensor_to_string(char* buf, size_t capacity, size_t* needed,
     std::memcpy(buf, s.data(), n);
     buf[n] = '\0';
   }
-  *needed = s.size() + 1;
+  if (needed) *needed = s.size() + 1;
   TC_CAPI_END(fn)
 }
 

@@ -7,47 +7,28 @@
 #include "core/shape.h"
 
 namespace tc {
+namespace {
+
+// element_size() without the out-of-line call: the planner asks often.
+constexpr int8_t kElementSize[kNumScalarTypes] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
+inline int64_t elem_size(ScalarType t) { return kElementSize[int(t)]; }
+
+// IntArrayRef::equals goes through memcmp; shapes are short.
+inline bool same_sizes(IntArrayRef a, IntArrayRef b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
+}  // namespace
 
 // ---------------------------------------------------------------------------
 // Configuration
 
-TensorIter::Operand& TensorIter::push(bool is_output) {
-  TC_INTERNAL_ASSERT(nops_ < kMaxOperands, "(", op_, ": more than ", kMaxOperands, " operands)");
-  TC_INTERNAL_ASSERT(!is_output || nops_ == nouts_, "(", op_, ": outputs must be added before inputs)");
-  Operand& o = ops_[nops_++];
-  o.is_output = is_output;
-  if (is_output) ++nouts_;
-  return o;
-}
-
-TensorIter& TensorIter::add_output(Tensor& out) {
-  push(true).out = &out;
-  return *this;
-}
-
-TensorIter& TensorIter::add_input(const Tensor& t) {
-  push(false).tensor = &t;
-  return *this;
-}
-
-TensorIter& TensorIter::add_input(const Tensor& t, ScalarType dtype) {
-  Operand& o = push(false);
-  o.tensor = &t;
-  o.fixed = dtype;
-  return *this;
-}
-
-TensorIter& TensorIter::add_scalar_input(const Scalar& s) {
-  Operand& o = push(false);
-  o.is_number = true;
-  o.number = s;
-  return *this;
-}
-
-TensorIter& TensorIter::add_scalar_input(const Scalar& s, ScalarType dtype) {
-  add_scalar_input(s);
-  ops_[nops_ - 1].fixed = dtype;
-  return *this;
+void TensorIter::bad_operand_order() const {
+  TC_FAIL(Internal, "internal error: ", op_, ": more than ", kMaxOperands,
+          " operands, or an output added after an input");
 }
 
 // ---------------------------------------------------------------------------
@@ -95,6 +76,20 @@ void TensorIter::compute_shape() {
   scratch_ = buf + 3 * cap;
   strides_ = buf + 4 * cap;
 
+  // Common case first: every participating tensor has the same shape.
+  const Tensor* first = nullptr;
+  bool all_same = true;
+  for (int i = 0; i < nops_ && all_same; ++i) {
+    const Tensor* t = participates(ops_[i]);
+    if (!t) continue;
+    if (!first) first = t;
+    else all_same = same_sizes(t->sizes(), first->sizes());
+  }
+  if (first && all_same) {
+    for (int d = 0; d < nd; ++d) bshape_[d] = first->sizes()[size_t(d)];
+    numel_ = first->numel();
+    return;
+  }
   for (int d = 0; d < nd; ++d) bshape_[d] = 1;
   for (int i = 0; i < nops_; ++i) {
     const Tensor* t = participates(ops_[i]);
@@ -166,7 +161,7 @@ void TensorIter::prepare_outputs() {
   IntArrayRef bshape(bshape_, size_t(bndim_));
   for (int i = 0; i < nouts_; ++i) {
     Operand& o = ops_[i];
-    if (o.kind == OutKind::Allocate || o.out->sizes() == bshape) continue;
+    if (o.kind == OutKind::Allocate || same_sizes(o.out->sizes(), bshape)) continue;
     bool is_input = false;
     for (int j = nouts_; j < nops_; ++j)
       if (ops_[j].tensor && ops_[j].tensor->is_same(*o.out)) is_input = true;
@@ -179,8 +174,8 @@ void TensorIter::prepare_outputs() {
 namespace {
 
 bool same_layout(const Tensor& a, const Tensor& b) {
-  return a.data_ptr() == b.data_ptr() && a.dtype() == b.dtype() && a.sizes() == b.sizes() &&
-         a.strides() == b.strides();
+  return a.data_ptr() == b.data_ptr() && a.dtype() == b.dtype() && same_sizes(a.sizes(), b.sizes()) &&
+         same_sizes(a.strides(), b.strides());
 }
 
 }  // namespace
@@ -257,7 +252,7 @@ bool TensorIter::try_contiguous_layout() {
   IntArrayRef bshape(bshape_, size_t(bndim_));
   for (int i = 0; i < nops_; ++i) {
     const Tensor* t = loop_tensor(ops_[i]);
-    if (t && !(t->is_contiguous() && t->sizes() == bshape)) return false;
+    if (t && !(t->is_contiguous() && same_sizes(t->sizes(), bshape))) return false;
   }
   ndim_ = 1;
   shape_[0] = numel_;
@@ -276,7 +271,7 @@ bool TensorIter::try_contiguous_layout() {
     } else if (o.is_output) {
       o.data = static_cast<char*>(o.out->data_ptr());
     }
-    strides_[i] = o.stride0 ? 0 : int64_t(element_size(o.dtype));
+    strides_[i] = o.stride0 ? 0 : elem_size(o.dtype);
   }
   return true;
 }
@@ -296,7 +291,7 @@ void TensorIter::general_layout() {
       continue;
     }
     if (o.is_output) o.data = static_cast<char*>(t->data_ptr());
-    const int64_t es = int64_t(element_size(o.dtype));
+    const int64_t es = elem_size(o.dtype);
     const int off = bndim_ - int(t->dim());
     for (int k = 0; k < ndim_; ++k) {
       const int td = int(orig_[k]) - off;
@@ -378,7 +373,7 @@ void TensorIter::allocate_in_iteration_order(Operand& o) {
   }
   Tensor t = empty_strided_tensor(IntArrayRef(bshape_, size_t(bndim_)), IntArrayRef(scratch_, size_t(bndim_)),
                                   o.dtype, Device(DeviceType::CPU));
-  const int64_t es = int64_t(element_size(o.dtype));
+  const int64_t es = elem_size(o.dtype);
   const int i = int(&o - ops_);
   for (int k = 0; k < ndim_; ++k) strides_[k * nops_ + i] = scratch_[orig_[k]] * es;
   o.data = static_cast<char*>(t.data_ptr());
@@ -439,7 +434,7 @@ bool TensorIter::is_contiguous() const {
   if (ndim_ != 1) return false;
   for (int i = 0; i < nops_; ++i) {
     const int64_t s = strides_[i];
-    if (s != 0 && s != int64_t(element_size(ops_[i].dtype))) return false;
+    if (s != 0 && s != elem_size(ops_[i].dtype)) return false;
   }
   return true;
 }

@@ -12,6 +12,15 @@
 //     loop(char** data, const int64_t* byte_strides, int64_t n)
 // where data[i] / byte_strides[i] belong to operand i (outputs first).
 //
+// Usage (src/cpu/loops.h adds the typed cpu_kernel on top):
+//   Tensor out;                                   // undefined: allocated
+//   TensorIter it("add");
+//   it.add_output(out).add_input(a).add_input(b).promote_inputs();
+//   it.build();                                   // all checks happen here
+//   cpu::cpu_kernel(it, [](float x, float y) -> float { return x + y; });
+// The planner never bumps version counters: a kernel writing into a
+// caller's tensor does that after for_each.
+//
 // Hot path: no heap allocation besides new outputs for <= kInlineDims dims and
 // <= kMaxOperands operands, no std::function below the parallel threshold, and
 // the loop is a template argument so kernels inline into it.
@@ -37,17 +46,34 @@ class TensorIter {
   // ---- configuration (outputs first, then inputs) ----
   // An undefined `out` is allocated by build() and assigned to it; a defined
   // one is written in place (resized first if resize_outputs and its shape
-  // differs). The reference must outlive the iterator.
-  TensorIter& add_output(Tensor& out);
+  // differs). The reference must outlive the iterator. Tensors passed in are
+  // borrowed: they must outlive the iterator too.
+  TensorIter& add_output(Tensor& out) {
+    push(true).out = &out;
+    return *this;
+  }
   // A tensor input; converted to the common dtype when one is computed.
-  TensorIter& add_input(const Tensor& t);
+  TensorIter& add_input(const Tensor& t) {
+    push(false).tensor = &t;
+    return *this;
+  }
   // An input converted to (or kept as) `dtype`, outside type promotion
   // (e.g. where's bool condition).
-  TensorIter& add_input(const Tensor& t, ScalarType dtype);
+  TensorIter& add_input(const Tensor& t, ScalarType dtype) {
+    Operand& o = push(false);
+    o.tensor = &t;
+    o.fixed = dtype;
+    return *this;
+  }
   // A Python-style number: promotes as a wrapped number and is iterated with
   // stride 0 from an inline buffer (no tensor is made).
-  TensorIter& add_scalar_input(const Scalar& s);
-  TensorIter& add_scalar_input(const Scalar& s, ScalarType dtype);
+  TensorIter& add_scalar_input(const Scalar& s, ScalarType dtype = ScalarType::Undefined) {
+    Operand& o = push(false);
+    o.is_number = true;
+    o.number = s;
+    o.fixed = dtype;
+    return *this;
+  }
 
   // Convert inputs to their result_type (PyTorch's promotion rules).
   TensorIter& promote_inputs(bool v = true) { promote_ = v; return *this; }
@@ -177,7 +203,14 @@ class TensorIter {
     alignas(8) unsigned char buf[8];  // a converted one-element input
   };
 
-  Operand& push(bool is_output);
+  Operand& push(bool is_output) {
+    if (nops_ == kMaxOperands || (is_output && nops_ != nouts_)) bad_operand_order();
+    Operand& o = ops_[nops_++];
+    o.is_output = is_output;
+    nouts_ += is_output;
+    return o;
+  }
+  [[noreturn]] void bad_operand_order() const;
   void compute_shape();
   void compute_dtypes();
   void prepare_outputs();

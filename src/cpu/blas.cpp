@@ -28,8 +28,9 @@
 #include "core/shape.h"
 #include "cpu/reduce_copy.h"
 
-// Internal to BLIS: defined in libblis.a, not exported by libblis.so.
-extern "C" cntx_t** bli_gks_lookup_id(arch_t id) __attribute__((weak));
+// Internal to BLIS: defined in libblis.a, not exported by libblis.so. Weak
+// and hidden: resolved only when BLIS is linked into tensorc itself.
+extern "C" cntx_t** bli_gks_lookup_id(arch_t id) __attribute__((weak, visibility("hidden")));
 
 namespace tc {
 void register_blas_threads_hook(void (*hook)(int));  // core/parallel.cpp
@@ -108,6 +109,20 @@ constexpr int64_t kSmallGemm = int64_t(96) * 96 * 96;
 template <class T, class Acc>
 void gemm_loop(int64_t m, int64_t n, int64_t k, Acc alpha, const T* a, int64_t rsa, int64_t csa, const T* b,
                int64_t rsb, int64_t csb, Acc beta, T* c, int64_t rsc, int64_t csc) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (csb == 1 && csc == 1) {  // row-major B and C: the inner loop vectorises over j
+      for (int64_t i = 0; i < m; ++i) {
+        T* cr = c + i * rsc;
+        for (int64_t j = 0; j < n; ++j) cr[j] = beta == T(0) ? T(0) : beta * cr[j];
+        for (int64_t l = 0; l < k; ++l) {
+          const T av = alpha * a[i * rsa + l * csa];
+          const T* br = b + l * rsb;
+          for (int64_t j = 0; j < n; ++j) cr[j] += av * br[j];
+        }
+      }
+      return;
+    }
+  }
   // Integer products wrap like PyTorch's: compute in unsigned 64-bit.
   using W = std::conditional_t<std::is_integral_v<Acc>, uint64_t, Acc>;
   for (int64_t i = 0; i < m; ++i) {
@@ -155,6 +170,10 @@ void gemm_typed(int64_t m, int64_t n, int64_t k, double alpha, MatRef a, MatRef 
 }  // namespace
 
 const char* blas_arch_name() { return contexts().name; }
+int blas_num_threads() {
+  contexts();
+  return int(bli_thread_get_num_threads());
+}
 void blas_force_default_arch(bool on) { g_force_default = on; }
 
 void gemm(ScalarType dtype, int64_t m, int64_t n, int64_t k, double alpha, MatRef a, MatRef b, double beta,
@@ -227,8 +246,8 @@ void batched_product(const char* op, const Tensor& a, const Tensor& b, const Sca
                      const Tensor& c) {
   const ScalarType dt = c.dtype();
   const int64_t B = c.sizes()[0], m = c.sizes()[1], n = c.sizes()[2], k = a.sizes()[2];
-  if (B == 0 || m == 0 || n == 0) return;
   TC_CHECK_TYPE(dt != ScalarType::Bool, op, ": unsupported dtype ", dt);
+  if (B == 0 || m == 0 || n == 0) return;
   if (is_reduced_float(dt)) {
     // Staged through float32: the products accumulate in float32 like PyTorch's.
     Tensor cf = empty_tensor(c.sizes(), ScalarType::Float32);
@@ -282,18 +301,18 @@ void check_2d(const char* op, const char* arg, const Tensor& t) {
   TC_CHECK_ARG(t.dim() == 2, op, ": argument '", arg, "' expected a 2-D tensor, got ", t.dim(), "-D");
 }
 
-void check_inner(const char* op, const char* arg, const Tensor& a, const Tensor& b) {
+// "mm: argument 'mat2' has the wrong shape: self and mat2 shapes cannot be
+// multiplied (2x3 and 4x5)"; a and b are the operands named `names`.
+void check_inner(const char* op, const char* names, const Tensor& a, const Tensor& b) {
   int64_t nd = a.dim();
-  bool ok = a.sizes()[size_t(nd - 1)] == b.sizes()[size_t(nd - 2)];
-  if (ok) return;
+  if (a.sizes()[size_t(nd - 1)] == b.sizes()[size_t(nd - 2)]) return;
   auto shape = [](const Tensor& t) {
     std::string s;
     for (int64_t d = 0; d < t.dim(); ++d) s += (d ? "x" : "") + std::to_string(t.sizes()[size_t(d)]);
     return s;
   };
-  TC_FAIL(InvalidArgument, op, ": argument '", arg, "' has the wrong shape: ", shape(a), " and ", shape(b),
-          " shapes cannot be multiplied (inner sizes ", a.sizes()[size_t(nd - 1)], " and ", b.sizes()[size_t(nd - 2)],
-          " differ)");
+  TC_FAIL(InvalidArgument, op, ": argument 'mat2' has the wrong shape: ", names, " shapes cannot be multiplied (",
+          shape(a), " and ", shape(b), ")");
 }
 
 struct AddmmShape {
@@ -305,7 +324,7 @@ AddmmShape check_addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat
   TC_CHECK_TYPE(self.dtype() == mat1.dtype() && mat1.dtype() == mat2.dtype(),
                 "addmm: expected self, mat1 and mat2 to have the same dtype, but got ", self.dtype(), ", ",
                 mat1.dtype(), " and ", mat2.dtype());
-  check_inner("addmm", "mat2", mat1, mat2);
+  check_inner("addmm", "mat1 and mat2", mat1, mat2);
   AddmmShape s{mat1.sizes()[0], mat2.sizes()[1]};
   DimVector target{s.m, s.n};
   bool ok = self.dim() <= 2;
@@ -339,7 +358,7 @@ Tensor mm_cpu(const Tensor& self, const Tensor& mat2) {
   check_2d("mm", "mat2", mat2);
   TC_CHECK_TYPE(self.dtype() == mat2.dtype(), "mm: expected self and mat2 to have the same dtype, but got ",
                 self.dtype(), " != ", mat2.dtype());
-  check_inner("mm", "mat2", self, mat2);
+  check_inner("mm", "self and mat2", self, mat2);
   Tensor out = empty_tensor({self.sizes()[0], mat2.sizes()[1]}, self.dtype());
   batched_product("mm", as_batch(self), as_batch(mat2), Scalar(int64_t(1)), Scalar(int64_t(0)), as_batch(out));
   return out;
@@ -352,7 +371,7 @@ Tensor bmm_cpu(const Tensor& self, const Tensor& mat2) {
                 self.dtype(), " != ", mat2.dtype());
   TC_CHECK_ARG(self.sizes()[0] == mat2.sizes()[0], "bmm: argument 'mat2' expected batch size ", self.sizes()[0],
                ", got ", mat2.sizes()[0]);
-  check_inner("bmm", "mat2", self, mat2);
+  check_inner("bmm", "self and mat2", self, mat2);
   Tensor out = empty_tensor({self.sizes()[0], self.sizes()[1], mat2.sizes()[2]}, self.dtype());
   batched_product("bmm", self, mat2, Scalar(int64_t(1)), Scalar(int64_t(0)), out);
   return out;

@@ -33,8 +33,11 @@ void gemm(ScalarType dtype, int64_t m, int64_t n, int64_t k, double alpha, MatRe
 
 // The BLIS sub-configuration used for large products, e.g. "skx".
 const char* blas_arch_name();
+// BLIS's global thread count (follows tc::set_num_threads).
+int blas_num_threads();
 // Benchmarks: when true, every product uses BLIS's own default context
-// (what plain -lblis gives) so both can be timed in one run.
+// (what plain -lblis gives) so both can be timed in one run. Only differs
+// from tensorc's choice when BLIS is linked statically (see blas.cpp).
 void blas_force_default_arch(bool on);
 
 }  // namespace tc::cpu

@@ -147,16 +147,25 @@ Tensor bitwise_and_cpu(const Tensor& self, const Tensor& other) {
 Tensor bitwise_and_scalar_cpu(const Tensor& self, const Scalar& other) {
   return bitwise_op<Logic::And>(self, other, "bitwise_and");
 }
+Tensor bitwise_and_scalar_tensor_cpu(const Scalar& self, const Tensor& other) {
+  return bitwise_op<Logic::And>(self, other, "bitwise_and");
+}
 Tensor bitwise_or_cpu(const Tensor& self, const Tensor& other) {
   return bitwise_op<Logic::Or>(self, other, "bitwise_or");
 }
 Tensor bitwise_or_scalar_cpu(const Tensor& self, const Scalar& other) {
   return bitwise_op<Logic::Or>(self, other, "bitwise_or");
 }
+Tensor bitwise_or_scalar_tensor_cpu(const Scalar& self, const Tensor& other) {
+  return bitwise_op<Logic::Or>(self, other, "bitwise_or");
+}
 Tensor bitwise_xor_cpu(const Tensor& self, const Tensor& other) {
   return bitwise_op<Logic::Xor>(self, other, "bitwise_xor");
 }
 Tensor bitwise_xor_scalar_cpu(const Tensor& self, const Scalar& other) {
+  return bitwise_op<Logic::Xor>(self, other, "bitwise_xor");
+}
+Tensor bitwise_xor_scalar_tensor_cpu(const Scalar& self, const Tensor& other) {
   return bitwise_op<Logic::Xor>(self, other, "bitwise_xor");
 }
 Tensor bitwise_not_cpu(const Tensor& self) {

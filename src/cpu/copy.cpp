@@ -1,9 +1,45 @@
 // copy_ (any dtype to any dtype, any strides, src broadcast to self) and its
 // functional form. The element conversion is the planner's cast loop.
+#include <algorithm>
+
 #include "core/iter.h"
 #include "cpu/pointwise.h"
 
 namespace tc::native {
+namespace {
+
+// A 2-D copy whose source walks the destination's inner dim with a large
+// stride (a transpose) touches a new cache line per element. Copying square
+// tiles instead reuses each source line across kTile destination rows.
+constexpr int64_t kTile = 64;
+
+bool is_transpose_like(const TensorIter& it) {
+  if (it.ndim() != 2 || it.numel() < kTile * kTile) return false;
+  const int64_t src_inner = it.byte_stride(1, 0), src_outer = it.byte_stride(1, 1);
+  return src_inner > src_outer && src_outer != 0 && src_inner > 64;
+}
+
+void tiled_copy(const TensorIter& it, CastLoopFn fn) {
+  const int64_t n0 = it.shape()[0], n1 = it.shape()[1];
+  const int64_t d0 = it.byte_stride(0, 0), d1 = it.byte_stride(0, 1);
+  const int64_t s0 = it.byte_stride(1, 0), s1 = it.byte_stride(1, 1);
+  char* dst = it.data(0);
+  const char* src = it.data(1);
+  const int64_t row_blocks = (n1 + kTile - 1) / kTile;
+  auto blocks = [&](int64_t b, int64_t e) {
+    for (int64_t rb = b; rb < e; ++rb) {
+      const int64_t j0 = rb * kTile, j1 = std::min(n1, j0 + kTile);
+      for (int64_t i0 = 0; i0 < n0; i0 += kTile) {
+        const int64_t len = std::min(kTile, n0 - i0);
+        for (int64_t j = j0; j < j1; ++j) fn(dst + j * d1 + i0 * d0, d0, src + j * s1 + i0 * s0, s0, len);
+      }
+    }
+  };
+  // Grain in tile rows: about kGrainSize elements per chunk.
+  parallel_for(0, row_blocks, std::max<int64_t>(1, kGrainSize / (kTile * n0)), blocks);
+}
+
+}  // namespace
 
 Tensor& copy_inplace_cpu(Tensor& self, const Tensor& src, bool non_blocking) {
   (void)non_blocking;  // CPU copies are synchronous
@@ -18,7 +54,11 @@ Tensor& copy_inplace_cpu(Tensor& self, const Tensor& src, bool non_blocking) {
                          self.sizes() == src.sizes() && self.strides() == src.strides();
   if (!identical) {
     const CastLoopFn fn = cast_loop_fn(self.dtype(), src.dtype());
-    it.for_each([fn](char** data, const int64_t* s, int64_t n) { fn(data[0], s[0], data[1], s[1], n); });
+    if (is_transpose_like(it)) {
+      tiled_copy(it, fn);
+    } else {
+      it.for_each([fn](char** data, const int64_t* s, int64_t n) { fn(data[0], s[0], data[1], s[1], n); });
+    }
   }
   self.bump_version();
   return self;

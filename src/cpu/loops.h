@@ -61,8 +61,14 @@ struct Loop1d<R, std::tuple<A...>, std::index_sequence<I...>> {
     else return p[i];
   }
 
+  // The functor is copied to a local: its captures then cannot alias `out`,
+  // so they stay in registers. `flatten` inlines the functor and everything
+  // it calls that has a visible body (GCC otherwise leaves e.g. a generic
+  // lambda around a polynomial exp as a call per element, which stops
+  // vectorisation).
   template <int S, class F>
-  static void dense(char** data, int64_t n, F& f) {
+  __attribute__((flatten)) static void dense(char** data, int64_t n, const F& fn) {
+    F f = fn;
     R* out = reinterpret_cast<R*>(data[0]);
     const std::tuple<const A*...> in(reinterpret_cast<const A*>(data[I + 1])...);
     if constexpr (S >= 0) {
@@ -75,14 +81,15 @@ struct Loop1d<R, std::tuple<A...>, std::index_sequence<I...>> {
   }
 
   template <class F>
-  static void strided(char** data, const int64_t* s, int64_t n, F& f) {
+  __attribute__((flatten)) static void strided(char** data, const int64_t* s, int64_t n, const F& fn) {
+    F f = fn;
     char* out = data[0];
     for (int64_t i = 0; i < n; ++i)
       *reinterpret_cast<R*>(out + i * s[0]) = f(*reinterpret_cast<const A*>(data[I + 1] + i * s[I + 1])...);
   }
 
   template <class F>
-  static void run(char** data, const int64_t* s, int64_t n, F& f) {
+  static void run(char** data, const int64_t* s, int64_t n, const F& f) {
     if (s[0] == int64_t(sizeof(R))) {
       if (matches<-1>(s)) return dense<-1>(data, n, f);
       if constexpr (sizeof...(A) > 0) {

@@ -114,10 +114,13 @@ Tensor logical_xor_cpu(const Tensor& self, const Tensor& other);
 Tensor logical_not_cpu(const Tensor& self);
 Tensor bitwise_and_cpu(const Tensor& self, const Tensor& other);
 Tensor bitwise_and_scalar_cpu(const Tensor& self, const Scalar& other);
+Tensor bitwise_and_scalar_tensor_cpu(const Scalar& self, const Tensor& other);
 Tensor bitwise_or_cpu(const Tensor& self, const Tensor& other);
 Tensor bitwise_or_scalar_cpu(const Tensor& self, const Scalar& other);
+Tensor bitwise_or_scalar_tensor_cpu(const Scalar& self, const Tensor& other);
 Tensor bitwise_xor_cpu(const Tensor& self, const Tensor& other);
 Tensor bitwise_xor_scalar_cpu(const Tensor& self, const Scalar& other);
+Tensor bitwise_xor_scalar_tensor_cpu(const Scalar& self, const Tensor& other);
 Tensor bitwise_not_cpu(const Tensor& self);
 
 // ---- ternary.cpp ----

@@ -27,7 +27,8 @@ namespace tc::cpu {
 
 constexpr int64_t kReduceSlab = int64_t(1) << 16;  // elements per partial of a long reduction
 constexpr int64_t kVerticalBlock = 64;             // rows summed plainly before cascading
-constexpr int64_t kVerticalWidth = 1024;            // outputs per vertical work unit
+constexpr int64_t kVerticalBytes = 131072;         // accumulators per vertical unit (L2-resident)
+constexpr int64_t kMaxVerticalSlabs = 16;          // bounds the partials kept for parallel slabs
 
 // A growable array of accumulators (std::vector<bool> would not give a bool*).
 template <class T>
@@ -77,7 +78,7 @@ class OffsetWalker {
   const int64_t* sizes_;
   const int64_t* strides_;
   size_t nd_;
-  int64_t idx_[64] = {};
+  int64_t idx_[64];  // only the first nd_ entries are used
   int64_t off_ = 0;
 };
 
@@ -211,17 +212,29 @@ void run_inner(const Op& op, const typename Op::in_t* base, const ReducePlan& pl
 // Vertical mode: the innermost kept dim is the fastest, so each reduced
 // element updates a row of `w` accumulators (vectorisable across outputs).
 template <class Op>
+void vertical_block(const Op& op, const typename Op::in_t* p, const ReducePlan& pl, int64_t w, int64_t r0,
+                    int64_t r1, typename Op::acc_t* acc) {
+  // Rows r0..r1 into acc, walking the innermost reduced dim directly.
+  const size_t nr = pl.red_sizes.size();
+  const int64_t sw = pl.kept_strides[pl.kept_strides.size() - 1];
+  const int64_t L = pl.red_sizes[nr - 1], s = pl.red_strides[nr - 1];
+  OffsetWalker outer(pl.red_sizes.data(), pl.red_strides.data(), nr - 1, r0 / L);
+  std::fill(acc, acc + w, op.identity());
+  for (int64_t r = r0, j = r0 % L; r < r1; j = 0, outer.next()) {
+    const typename Op::in_t* q = p + outer.offset();
+    for (int64_t je = std::min(L, j + (r1 - r)); j < je; ++j, ++r) op.vertical(acc, q + j * s, w, sw, r);
+  }
+}
+
+template <class Op>
 void vertical_range(const Op& op, const typename Op::in_t* p, const ReducePlan& pl, int64_t w, int64_t r0,
                     int64_t r1, typename Op::acc_t* result) {
   using acc_t = typename Op::acc_t;
-  const int64_t sw = pl.kept_strides[pl.kept_strides.size() - 1];
-  OffsetWalker rows(pl.red_sizes.data(), pl.red_strides.data(), pl.red_sizes.size(), r0);
+  if (r1 - r0 <= kVerticalBlock) return vertical_block(op, p, pl, w, r0, r1, result);
   AccBuf<acc_t> tmp(w);
   VecCascade<Op> c(w);
-  for (int64_t r = r0; r < r1;) {
-    std::fill(tmp.data(), tmp.data() + w, op.identity());
-    for (int64_t rb = std::min(r1, r + kVerticalBlock); r < rb; ++r, rows.next())
-      op.vertical(tmp.data(), p + rows.offset(), w, sw, r);
+  for (int64_t r = r0; r < r1; r += kVerticalBlock) {
+    vertical_block(op, p, pl, w, r, std::min(r1, r + kVerticalBlock), tmp.data());
     c.push(op, tmp.data());
   }
   c.result(op, result);
@@ -233,10 +246,15 @@ void run_vertical(const Op& op, const typename Op::in_t* base, const ReducePlan&
   const int64_t N = pl.red_numel;
   const size_t nk = pl.kept_sizes.size();
   const int64_t W = pl.kept_sizes[nk - 1], sw = pl.kept_strides[nk - 1];
+  // Rows of up to 128 KiB of accumulators: long contiguous runs of input per
+  // row keep the hardware prefetcher and TLB happy (16 KiB strips ran at half speed).
+  constexpr int64_t kVerticalWidth = std::max<int64_t>(64, kVerticalBytes / int64_t(sizeof(acc_t)));
   const int64_t nwb = (W + kVerticalWidth - 1) / kVerticalWidth, units = (pl.num_out / W) * nwb;
-  // Rows per slab: a multiple of the block, about kReduceSlab elements.
-  const int64_t slab_rows =
-      std::max<int64_t>(1, kReduceSlab / (std::min(W, kVerticalWidth) * kVerticalBlock)) * kVerticalBlock;
+  // Rows per slab: a multiple of the block, about kReduceSlab elements, and
+  // few enough slabs to keep their partials; fixed by the shape alone.
+  const int64_t min_blocks = std::max<int64_t>(1, kReduceSlab / (std::min(W, kVerticalWidth) * kVerticalBlock));
+  const int64_t cap_blocks = (N + kMaxVerticalSlabs * kVerticalBlock - 1) / (kMaxVerticalSlabs * kVerticalBlock);
+  const int64_t slab_rows = std::max(min_blocks, cap_blocks) * kVerticalBlock;
   const int64_t slabs = (N + slab_rows - 1) / slab_rows;
   const int nt = in_parallel_region() ? 1 : get_num_threads();
 
@@ -304,8 +322,15 @@ void run_reduction(const Op& op, const typename Op::in_t* base, const ReducePlan
     });
     return;
   }
+  // Vertical when the innermost kept dim is the faster one (and wide enough
+  // to amortise a pass), or when each output reduces only a few elements
+  // (per-output calls would dominate).
   const size_t nk = pl.kept_sizes.size(), nr = pl.red_sizes.size();
-  bool vertical = nk && nr && pl.kept_strides[nk - 1] < pl.red_strides[nr - 1];
+  bool vertical = false;
+  if (nk && nr) {
+    const int64_t W = pl.kept_sizes[nk - 1];
+    vertical = (pl.kept_strides[nk - 1] < pl.red_strides[nr - 1] && W >= 8) || (pl.red_numel <= 16 && W >= 64);
+  }
   if (vertical) detail::run_vertical(op, base, pl);
   else detail::run_inner(op, base, pl);
 }

@@ -1,7 +1,6 @@
 #include "cpu/reduce_plan.h"
 
 #include <algorithm>
-#include <numeric>
 
 #include "core/shape.h"
 

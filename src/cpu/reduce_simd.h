@@ -1,8 +1,8 @@
 // Vectorised building blocks for reductions, written with GCC vector
-// extensions so they vectorise at any -O level and on any x86 baseline
-// (SSE2 splits a 32-byte vector in two; AVX uses one register).
+// extensions so they vectorise at any -O level. Vectors are 16 bytes, the
+// x86-64 baseline's register width: wider ones would be split and spilled
+// when the library is built without -mavx.
 #pragma once
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -24,39 +24,35 @@ template <class Acc, class In> inline Acc to_acc(In v) {
   else return Acc(v);
 }
 
-// 32 bytes of T. Loads and stores go through memcpy inside the loops (no
-// vector-typed function parameters, whose ABI depends on -mavx).
-template <class T> struct Vec32 {
-  typedef T type __attribute__((vector_size(32)));
-  static constexpr int64_t lanes = 32 / sizeof(T);
+// 16 bytes of T. Loads and stores go through memcpy inside the loops.
+template <class T> struct Vec16 {
+  typedef T type __attribute__((vector_size(16)));
+  static constexpr int64_t lanes = 16 / sizeof(T);
 };
 #define TC_VLOAD(v, ptr) std::memcpy(&(v), (ptr), sizeof(v))
 #define TC_VSTORE(ptr, v) std::memcpy((ptr), &(v), sizeof(v))
 
-// Plain sum of up to a few thousand elements with 4 vector accumulators:
-// each lane adds n/(4*lanes) terms, so the error stays small per block.
+// Plain sum of up to a few thousand elements with 8 vector accumulators
+// (enough to hide the add latency): each lane adds n/(8*lanes) terms, so the
+// error stays small per block.
 template <class T> T block_sum(const T* p, int64_t n) {
-  using V = typename Vec32<T>::type;
-  constexpr int64_t L = Vec32<T>::lanes;
-  V a0 = {}, a1 = {}, a2 = {}, a3 = {}, x0, x1, x2, x3;
+  using V = typename Vec16<T>::type;
+  constexpr int64_t L = Vec16<T>::lanes;
+  V a[8] = {}, x;
   int64_t i = 0;
-  for (; i + 4 * L <= n; i += 4 * L) {
-    TC_VLOAD(x0, p + i);
-    TC_VLOAD(x1, p + i + L);
-    TC_VLOAD(x2, p + i + 2 * L);
-    TC_VLOAD(x3, p + i + 3 * L);
-    a0 += x0;
-    a1 += x1;
-    a2 += x2;
-    a3 += x3;
+  for (; i + 8 * L <= n; i += 8 * L) {
+    for (int j = 0; j < 8; ++j) {
+      TC_VLOAD(x, p + i + j * L);
+      a[j] += x;
+    }
   }
   for (; i + L <= n; i += L) {
-    TC_VLOAD(x0, p + i);
-    a0 += x0;
+    TC_VLOAD(x, p + i);
+    a[0] += x;
   }
-  a0 = (a0 + a1) + (a2 + a3);
+  V t = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
   T lanes[L];
-  TC_VSTORE(lanes, a0);
+  TC_VSTORE(lanes, t);
   T s = 0;
   for (int64_t j = 0; j < L; ++j) s += lanes[j];
   for (; i < n; ++i) s += p[i];
@@ -143,8 +139,8 @@ template <class Acc, class In> Acc sum_row(const In* p, int64_t n, int64_t s) {
 template <class Acc, class In> inline void add_rows(Acc* acc, const In* p, int64_t w, int64_t s) {
   if constexpr (std::is_same_v<Acc, In> && std::is_floating_point_v<Acc>) {
     if (s == 1) {
-      using V = typename Vec32<Acc>::type;
-      constexpr int64_t L = Vec32<Acc>::lanes;
+      using V = typename Vec16<Acc>::type;
+      constexpr int64_t L = Vec16<Acc>::lanes;
       V a, x;
       int64_t i = 0;
       for (; i + L <= w; i += L) {

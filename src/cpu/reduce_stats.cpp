@@ -32,21 +32,21 @@ template <class T> struct VarOp {
     double na = double(a.n), nb = double(b.n), n = na + nb, d = b.mean - a.mean;
     return {a.mean + d * (nb / n), a.m2 + b.m2 + d * d * (na * nb / n), a.n + b.n};
   }
-  Moments row(const T* p, int64_t n, int64_t s, int64_t) const {
-    constexpr int64_t kChunk = 512;
+  // Exact two-pass moments of up to kChunk staged values.
+  static constexpr int64_t kChunk = 512;
+  static Moments chunk(const T* p, int64_t n, int64_t s) {
+    if (n <= 0 || n > kChunk) return Moments();  // (never > kChunk; tells the compiler so)
     double buf[kChunk];
+    for (int64_t k = 0; k < n; ++k) buf[k] = cpu::to_acc<double>(p[k * s]);
+    double mean = cpu::block_sum(buf, n) / double(n);
+    for (int64_t k = 0; k < n; ++k) buf[k] = (buf[k] - mean) * (buf[k] - mean);
+    return {mean, cpu::block_sum(buf, n), n};
+  }
+  Moments row(const T* p, int64_t n, int64_t s, int64_t) const {
+    if (n <= kChunk) return chunk(p, n, s);
     cpu::Cascade<VarOp> c;
-    Moments single;
-    for (int64_t i = 0; i < n; i += kChunk) {
-      int64_t len = std::min(kChunk, n - i);
-      cpu::gather(buf, p + i * s, len, s);
-      double mean = cpu::block_sum(buf, len) / double(len);
-      for (int64_t k = 0; k < len; ++k) buf[k] = (buf[k] - mean) * (buf[k] - mean);
-      Moments m{mean, cpu::block_sum(buf, len), len};
-      if (n <= kChunk) return m;
-      c.push(*this, m);
-    }
-    return n == 0 ? single : c.result(*this);
+    for (int64_t i = 0; i < n; i += kChunk) c.push(*this, chunk(p + i * s, std::min(kChunk, n - i), s));
+    return c.result(*this);
   }
   void vertical(Moments* acc, const T* p, int64_t w, int64_t sw, int64_t) const {
     // Within a block every accumulator has seen the same number of rows.

@@ -331,6 +331,25 @@ TEST(Planner, ManyDimsUseTheHeapPath) {
   for (int i = 0; i < 1024; ++i) ASSERT_EQ(got[size_t(i)], i + (i < 512 ? 1000 : 2000));
 }
 
+TEST(Planner, ThirteenDimsThatCannotCoalesce) {
+  // a walks base's dims in reverse order, b is contiguous: the orders
+  // conflict, nothing coalesces, and every geometry buffer spills to the heap.
+  const int nd = 13;
+  std::vector<int64_t> sizes(nd, 2), rev(nd);
+  std::vector<double> v(size_t(1) << nd);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = double(i);
+  for (int d = 0; d < nd; ++d) rev[size_t(d)] = int64_t(1) << d;
+  Tensor base = make(v, sizes, F32);
+  Tensor a = make_view(base, sizes, rev, 0), b = make(v, sizes, F32), out;
+  TensorIter it("test");
+  it.add_output(out).add_input(a).add_input(b).promote_inputs();
+  it.build();
+  EXPECT_EQ(it.ndim(), nd);
+  Tensor r = add_cpu(a, b, 1);
+  std::vector<double> got = values(r), av = values(a);
+  for (size_t i = 0; i < v.size(); ++i) ASSERT_EQ(got[i], av[i] + v[i]) << i;
+}
+
 TEST(Planner, CastLoopMatchesPyTorchConversions) {
   Tensor src = vec({-1.0, 300.0, 2.7, -2.7});
   Tensor u8 = empty_tensor({4}, U8), i32 = empty_tensor({4}, I32), b = empty_tensor({4}, B);
@@ -340,6 +359,13 @@ TEST(Planner, CastLoopMatchesPyTorchConversions) {
   expect_values(u8, {255, 44, 2, 254});
   expect_values(i32, {-1, 300, 2, -2});
   expect_values(b, {1, 0, 0, 1});
+}
+
+TEST(Planner, OneElementViewOfOutputIsPartialOverlap) {
+  Tensor x = vec({1, 1, 1, 1});
+  Tensor first = make_view(x, {}, {}, 0);  // x[0]
+  EXPECT_EQ(error_of([&] { add_inplace_cpu(x, first, 1); }), ErrorCode::InvalidArgument);  // as PyTorch
+  expect_values(x, {1, 1, 1, 1});
 }
 
 // ===========================================================================
@@ -366,6 +392,25 @@ TEST(Copy, BroadcastTransposedAndReducedTypes) {
   EXPECT_EQ(c.dtype(), F64);
   expect_values(c, {7, 7, 7, 7, 7, 7});
   EXPECT_GE(dst.version(), v0);
+}
+
+TEST(Copy, LargeTransposeIsTiledAndExact) {
+  const int64_t r = 301, c = 203;  // not multiples of the tile
+  std::vector<double> v(size_t(r * c));
+  for (int64_t i = 0; i < r * c; ++i) v[size_t(i)] = double(i);
+  Tensor src = make(v, {c, r}, F64);
+  Tensor dst = empty_tensor({r, c}, F32);
+  copy_inplace_cpu(dst, transpose2d(src), false);
+  std::vector<double> got = values(dst);
+  for (int64_t i = 0; i < r; ++i)
+    for (int64_t j = 0; j < c; ++j) ASSERT_EQ(got[size_t(i * c + j)], double(j * r + i)) << i << "," << j;
+  // And the other way round: a transposed destination.
+  Tensor dst2 = empty_tensor({c, r}, I64);
+  Tensor dst2t = transpose2d(dst2);
+  copy_inplace_cpu(dst2t, make(v, {r, c}, F64), false);
+  got = values(dst2);
+  for (int64_t i = 0; i < c; ++i)
+    for (int64_t j = 0; j < r; ++j) ASSERT_EQ(got[size_t(i * r + j)], double(j * c + i));
 }
 
 TEST(Fill, ScalarTensorAndZero) {
@@ -618,6 +663,7 @@ TEST(Compare, Bitwise) {
   expect_values(bitwise_and_scalar_cpu(b, Scalar(true)), {1, 0});
   expect_values(bitwise_or_cpu(vec({12}, I32), vec({3}, I32)), {15});
   expect_values(bitwise_xor_scalar_cpu(b, Scalar(int64_t(1))), {0, 1});
+  expect_values(bitwise_or_scalar_tensor_cpu(Scalar(int64_t(4)), vec({1, 2}, I32)), {5, 6});
   EXPECT_EQ(bitwise_xor_scalar_cpu(b, Scalar(int64_t(1))).dtype(), I64);
   expect_values(bitwise_not_cpu(vec({0, 255}, U8)), {255, 0});
   expect_values(bitwise_not_cpu(b), {0, 1});
@@ -690,6 +736,28 @@ TEST(Unary, FloatingResults) {
   Tensor bf = exp_cpu(vec({1}, BF16));
   EXPECT_EQ(bf.dtype(), BF16);
   expect_values(bf, {2.71875});
+}
+
+TEST(Unary, FastExpMatchesLibm) {
+  // float32 exp is a vectorisable polynomial: within 1 ulp, specials exact.
+  std::vector<double> xs = {0, -0.0, 1, -1, 10.5, -10.5, 88.7, 88.8, -87.5, -103.9, -104.5, 1e-8, kInf, -kInf, kNaN};
+  std::vector<double> inputs(xs);
+  for (int i = 0; i < 1000; ++i) inputs.push_back(-100.0 + i * 0.1883);
+  Tensor r = exp_cpu(vec(inputs));
+  std::vector<double> got = values(r);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const float x = float(inputs[i]);
+    const float ref = float(std::exp(double(x)));
+    if (std::isnan(ref)) {
+      EXPECT_TRUE(std::isnan(got[i]));
+    } else if (std::isinf(ref) || ref == 0) {
+      EXPECT_EQ(float(got[i]), ref) << "x=" << x;
+    } else {
+      EXPECT_LE(std::fabs(float(got[i]) - ref), std::nextafterf(ref, INFINITY) - ref) << "x=" << x;
+    }
+  }
+  expect_values(sigmoid_cpu(vec({-200, 0, 200, kNaN})), {0, 0.5, 1, kNaN});
+  expect_values(exp_cpu(vec({1}, F16)), {2.71875});
 }
 
 TEST(Unary, Gelu) {
