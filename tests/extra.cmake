@@ -11,3 +11,6 @@ if(TARGET c_test_dispatch)
   target_compile_definitions(c_test_dispatch PRIVATE TC_TEST_BACKEND_PATH="$<TARGET_FILE:tc_test_backend>")
   add_dependencies(c_test_dispatch tc_test_backend)
 endif()
+
+# Bad input into every generated C entry point, through ctypes (tests/capi/bad_input.py).
+add_test(NAME capi_bad_input COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/capi/bad_input.py --lib $<TARGET_FILE:tensorc> --ops ${PROJECT_BINARY_DIR}/generated/ops.json)

@@ -239,7 +239,7 @@ std::string gen_c_entries(const Model& m) {
           w << "  *" << name << " = " << val << ";\n";
       }
     }
-    w << "  TC_CAPI_END_OP(" << q << ", \"" << s.name.base_name() << "\")\n}\n\n";
+    w << "  TC_CAPI_END_OP(" << q << ", \"" << s.name.name << "\")\n}\n\n";
   }
   return w.str();
 }

@@ -64,7 +64,7 @@ std::string op_body(const OpInfo& op) {
   int tensor_args = 0;
   for (const Argument& a : s.arguments) {
     if (a.type.base != BaseType::Tensor) continue;
-    ++tensor_args;
+    tensor_args += a.type.is_list ? 2 : 1;  // a list may hold tensors on several devices
     if (a.type.is_list) {
       w << "  for (const auto& t_ : " << a.name << ") ks_ = ks_ | key_set_of(t_);\n";
     } else if (a.type.optional) {

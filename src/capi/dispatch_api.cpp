@@ -317,6 +317,7 @@ TC_API tc_status tc_dispatch_tls_exclude(tc_dispatch_key key, bool on) {
 
 TC_API tc_status tc_op_dump_table(char* buf, size_t capacity, size_t* needed, const char* op) {
   TC_CAPI_BEGIN
+  TC_CHECK_ARG(buf || capacity == 0, "tc_op_dump_table: argument 'buf' is NULL but 'capacity' is ", capacity);
   TC_CAPI_NULL_CHECK(op, "tc_op_dump_table", "op");
   size_t n = copy_out_string(buf, capacity, Dispatcher::singleton().find_or_throw(op).dump_table());
   if (needed) *needed = n;
@@ -325,6 +326,7 @@ TC_API tc_status tc_op_dump_table(char* buf, size_t capacity, size_t* needed, co
 
 TC_API tc_status tc_op_schema(char* buf, size_t capacity, size_t* needed, const char* op) {
   TC_CAPI_BEGIN
+  TC_CHECK_ARG(buf || capacity == 0, "tc_op_schema: argument 'buf' is NULL but 'capacity' is ", capacity);
   TC_CAPI_NULL_CHECK(op, "tc_op_schema", "op");
   size_t n = copy_out_string(buf, capacity, Dispatcher::singleton().find_or_throw(op).schema().str());
   if (needed) *needed = n;

@@ -44,7 +44,7 @@ bool names_op(const std::string& message, const char* op) {
   size_t n = std::strlen(op);
   if (n == 0 || message.size() <= n || message.compare(0, n, op) != 0) return false;
   char c = message[n];
-  return c == ':' || c == '(' || c == ' ';
+  return c == ':' || c == '(' || c == ' ' || c == '.';
 }
 
 }  // namespace
@@ -54,7 +54,7 @@ tc_status set_error(ErrorCode code, const std::string& message) {
 }
 
 tc_status set_op_error(const char* op_qualified, const char* op_base, ErrorCode code, const std::string& message) {
-  bool prefix = op_qualified && !(op_base && names_op(message, op_base));
+  bool prefix = op_qualified && !(names_op(message, op_qualified) || (op_base && names_op(message, op_base)));
   return record(static_cast<tc_status>(code), prefix ? op_qualified : nullptr, message.data(), message.size());
 }
 

@@ -8,27 +8,27 @@
 
 namespace tc::views {
 
-DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op) {
+DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op, const char* arg) {
   DimVector res(shape);
   int64_t known = 1;
   std::optional<size_t> infer_dim;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] == -1) {
-      TC_CHECK_ARG(!infer_dim, op, ": only one dimension can be inferred, got shape ", shape);
+      TC_CHECK_ARG(!infer_dim, op, ": argument '", arg, "': only one dimension can be inferred, got ", shape);
       infer_dim = d;
     } else {
-      TC_CHECK_ARG(shape[d] >= 0, op, ": invalid shape dimension ", shape[d], " in shape ", shape);
-      TC_CHECK_ARG(!__builtin_mul_overflow(known, shape[d], &known), op, ": shape '", shape,
-                   "' is invalid for input of size ", numel);
+      TC_CHECK_ARG(shape[d] >= 0, op, ": argument '", arg, "' has an invalid size ", shape[d], " in ", shape);
+      TC_CHECK_ARG(!__builtin_mul_overflow(known, shape[d], &known), op, ": argument '", arg, "' ", shape,
+                   " is invalid for input of size ", numel);
     }
   }
   if (infer_dim) {
     // known == 0 leaves -1 ambiguous (any size works), as PyTorch rejects it.
-    TC_CHECK_ARG(known != 0 && numel % known == 0, op, ": shape '", shape, "' is invalid for input of size ",
-                 numel);
+    TC_CHECK_ARG(known != 0 && numel % known == 0, op, ": argument '", arg, "' ", shape,
+                 " is invalid for input of size ", numel);
     res[*infer_dim] = numel / known;
   } else {
-    TC_CHECK_ARG(known == numel, op, ": shape '", shape, "' is invalid for input of size ", numel);
+    TC_CHECK_ARG(known == numel, op, ": argument '", arg, "' ", shape, " is invalid for input of size ", numel);
   }
   return res;
 }

@@ -11,7 +11,7 @@ namespace tc::views {
 
 // Resolves one -1 in `shape` so that it holds `numel` elements (PyTorch's
 // infer_size). Errors name `op`: "view: shape '[5]' is invalid for input of size 6".
-DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op);
+DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op, const char* arg);
 
 // Strides that let a tensor of (oldshape, oldstride) be viewed as newshape
 // without copying, or nullopt when a new dim would span two non-contiguous

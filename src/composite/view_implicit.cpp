@@ -19,7 +19,7 @@ namespace tc::native {
 // reshape(Tensor(a) self, int[] shape) -> Tensor(a)
 // A view when the strides allow one, else a contiguous copy viewed.
 Tensor reshape(const Tensor& self, IntArrayRef shape) {
-  DimVector sizes = views::infer_size(shape, self.numel(), "reshape");
+  DimVector sizes = views::infer_size(shape, self.numel(), "reshape", "shape");
   if (views::compute_stride(self.sizes(), self.strides(), sizes)) return self.view(sizes);
   return self.contiguous().view(sizes);
 }

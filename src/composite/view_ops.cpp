@@ -16,7 +16,7 @@ namespace tc::native {
 
 // view(Tensor(a) self, int[] size) -> Tensor(a)
 Tensor view(const Tensor& self, IntArrayRef size) {
-  DimVector shape = views::infer_size(size, self.numel(), "view");
+  DimVector shape = views::infer_size(size, self.numel(), "view", "size");
   auto stride = views::compute_stride(self.sizes(), self.strides(), shape);
   TC_CHECK_ARG(stride, "view: size ", size, " is not compatible with input tensor's size ", self.sizes(),
                " and stride ", self.strides(),
@@ -77,7 +77,7 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
     }
     TC_CHECK_ARG(target >= 0, "expand: argument 'size' ", size, " has an invalid size ", target, " at dimension ", i);
     if (cur != target) {
-      TC_CHECK_ARG(cur == 1, "expand: the expanded size of the tensor (", target, ") must match the existing size (",
+      TC_CHECK_ARG(cur == 1, "expand: argument 'size': the expanded size of the tensor (", target, ") must match the existing size (",
                    cur, ") at non-singleton dimension ", i, ".  Target sizes: ", size, ".  Tensor sizes: ",
                    self.sizes());
       st = 0;

@@ -187,7 +187,7 @@ void TensorIter::check_overlap() const {
     const Operand& o = ops_[i];
     if (o.kind == OutKind::Allocate) continue;
     const Tensor& out = *o.out;
-    for (int64_t d = 0; d < out.dim(); ++d) {
+    for (int64_t d = 0; check_self_overlap_ && d < out.dim(); ++d) {
       TC_CHECK_ARG(!(out.sizes()[size_t(d)] > 1 && out.strides()[size_t(d)] == 0), op_,
                    ": unsupported operation: more than one element of the written-to tensor refers to a single "
                    "memory location. Please clone() the tensor before performing the operation.");

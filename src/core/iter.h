@@ -92,6 +92,10 @@ class TensorIter {
   // true (default): a defined output must be able to hold the loop's output
   // dtype (can_cast), else a TypeError. copy_ turns this off.
   TensorIter& check_output_cast(bool v) { check_cast_ = v; return *this; }
+  // true (default): an output whose elements share memory (an expanded
+  // tensor) is refused. fill_/zero_ turn it off: one value everywhere is
+  // harmless, and PyTorch allows it.
+  TensorIter& check_internal_overlap(bool v) { check_self_overlap_ = v; return *this; }
 
   // Validates everything, then allocates/resizes outputs and converts inputs.
   // Nothing the caller can see is written before all checks have passed
@@ -228,6 +232,7 @@ class TensorIter {
   Operand ops_[kMaxOperands];
   int nops_ = 0, nouts_ = 0;
   bool promote_ = false, int_to_float_ = false, resize_outputs_ = true, check_cast_ = true;
+  bool check_self_overlap_ = true;
   bool needs_finish_ = false;
   ScalarType compute_ = ScalarType::Undefined, out_dtype_ = ScalarType::Undefined;
   ScalarType common_ = ScalarType::Undefined;

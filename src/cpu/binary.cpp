@@ -214,7 +214,7 @@ Rounding parse_rounding(std::optional<std::string_view> mode, const char* name) 
   if (!mode) return Rounding::None;
   if (*mode == "trunc") return Rounding::Trunc;
   if (*mode == "floor") return Rounding::Floor;
-  TC_FAIL(InvalidArgument, name, ": expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
+  TC_FAIL(InvalidArgument, name, ": argument 'rounding_mode' expected one of None, 'trunc', or 'floor' but found '",
           *mode, "'");
 }
 

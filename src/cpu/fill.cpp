@@ -25,7 +25,7 @@ void fill_bits(TensorIter& it, const unsigned char* value) {
 void fill_with(Tensor& self, const Scalar& value, const char* name) {
   TC_CHECK_ARG(self.defined(), name, ": argument 'self' is an undefined tensor");
   TensorIter it(name);
-  it.add_output(self).resize_outputs(false);
+  it.add_output(self).resize_outputs(false).check_internal_overlap(false);
   it.build();
   alignas(8) unsigned char buf[8];
   write_scalar(buf, self.dtype(), value);

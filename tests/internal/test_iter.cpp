@@ -432,7 +432,13 @@ TEST(Fill, ScalarTensorAndZero) {
   Tensor col = make_view(base, {2}, {3}, 1);  // a strided column
   zero_inplace_cpu(col);
   expect_values(base, {1, 0, 3, 4, 0, 6});
+  Tensor two = vec({1, 2});
+  Tensor expanded = make_view(two, {3, 2}, {0, 1}, 0);
+  fill_inplace_cpu(expanded, Scalar(5.0));  // allowed, as in PyTorch
+  expect_values(two, {5, 5});
   std::string msg;
+  EXPECT_EQ(error_of([&] { copy_inplace_cpu(expanded, make({1, 2, 3, 4, 5, 6}, {3, 2}, F32), false); }, &msg),
+            ErrorCode::InvalidArgument);
   EXPECT_EQ(error_of([&] { fill_tensor_inplace_cpu(t, vec({1})); }, &msg), ErrorCode::InvalidArgument);
   EXPECT_NE(msg.find("0-dimension"), std::string::npos) << msg;
   Tensor f = fill_cpu(t, Scalar(int64_t(9)));

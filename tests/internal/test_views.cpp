@@ -108,7 +108,7 @@ TEST(View, ScalarsAndEmpty) {
   expect_meta(nat::view(nat::view(s, {1, 1}), {}), {}, {}, 0);
   Tensor e = arange({0, 3});
   expect_meta(nat::view(e, {3, 0}), {3, 0}, {1, 1}, 0);
-  expect_error(ErrorCode::InvalidArgument, "view: shape '[-1, 0]' is invalid for input of size 0",
+  expect_error(ErrorCode::InvalidArgument, "view: argument 'size' [-1, 0] is invalid for input of size 0",
                [&] { nat::view(e, {-1, 0}); });
 }
 
@@ -137,10 +137,10 @@ TEST(View, NonContiguousInputs) {
 
 TEST(View, BadSizes) {
   Tensor x = arange({2, 3});
-  expect_error(ErrorCode::InvalidArgument, "view: shape '[4, 2]' is invalid for input of size 6",
+  expect_error(ErrorCode::InvalidArgument, "view: argument 'size' [4, 2] is invalid for input of size 6",
                [&] { nat::view(x, {4, 2}); });
   expect_error(ErrorCode::InvalidArgument, "only one dimension can be inferred", [&] { nat::view(x, {-1, -1}); });
-  expect_error(ErrorCode::InvalidArgument, "invalid shape dimension -2", [&] { nat::view(x, {-2, -3}); });
+  expect_error(ErrorCode::InvalidArgument, "argument 'size' has an invalid size -2", [&] { nat::view(x, {-2, -3}); });
   expect_error(ErrorCode::InvalidArgument, "is invalid for input of size 6", [&] { nat::view(x, {-1, 4}); });
   expect_error(ErrorCode::InvalidArgument, "is invalid for input of size 6",
                [&] { nat::view(x, {int64_t(1) << 62, 8, -1}); });
@@ -469,7 +469,7 @@ TEST(Reshape, ViewWhenPossibleElseCopy) {
   EXPECT_NE(c.storage().get(), tr.storage().get());  // not viewable: a copy
   expect_meta(c, {12}, {1}, 0);
   EXPECT_EQ(values(c), values(tr));
-  expect_error(ErrorCode::InvalidArgument, "reshape: shape '[5]' is invalid for input of size 12",
+  expect_error(ErrorCode::InvalidArgument, "reshape: argument 'shape' [5] is invalid for input of size 12",
                [&] { tc::reshape(tr, {5}); });
 }
 
