@@ -16,24 +16,45 @@ for b in bench_dispatch bench_elementwise bench_gemm bench_gemm_torch_alone; do
 done
 THREADS=${BENCH_THREADS:-1 2}
 
-load() { cut -d' ' -f1 /proc/loadavg; }
-busy_note() {
-  local l; l=$(load)
-  if awk -v l="$l" 'BEGIN { exit !(l > 1.5) }'; then
-    echo "_Note: load average $l > 1.5 while this ran: the machine was busy; rerun for clean figures._"
-  fi
+HZ=$(getconf CLK_TCK 2>/dev/null || echo 100)
+TIMES_FILE=$(mktemp)
+trap 'rm -f "$TIMES_FILE"' EXIT
+# Sets BUSY (machine-wide busy jiffies), STEAL (steal jiffies), CHILD (CPU
+# seconds of this shell's finished children) and NOW. Not in a subshell: the
+# `times` builtin must see this shell's children.
+snap() {
+  times > "$TIMES_FILE"
+  CHILD=$(awk 'NR == 2 { split($1, a, "m"); split($2, b, "m"); print a[1] * 60 + a[2] + b[1] * 60 + b[2] }' "$TIMES_FILE")
+  read -r BUSY STEAL < <(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $9 }' /proc/stat)
+  NOW=$(date +%s.%N)
 }
-# Each program runs in its own process with every pool sized to the thread
-# count: libtorch's BLIS (libblas.so.3) reads BLIS_NUM_THREADS once.
+
+# Runs one program with every pool sized to the thread count (libtorch's
+# BLAS reads BLIS_NUM_THREADS once), then says whether other processes used
+# the CPUs meanwhile (the load average would count the benchmark's own threads).
 run() {  # threads, program, args...
   local t=$1; shift
+  snap; local b0=$BUSY s0=$STEAL c0=$CHILD t0=$NOW
   OMP_NUM_THREADS=$t TC_NUM_THREADS=$t BLIS_NUM_THREADS=$t "$BIN/$@"
+  snap
+  awk -v b0="$b0" -v b1="$BUSY" -v s0="$s0" -v s1="$STEAL" -v c0="$c0" -v c1="$CHILD" -v t0="$t0" -v t1="$NOW" \
+      -v hz="$HZ" -v la="$(cut -d' ' -f1-3 /proc/loadavg)" 'BEGIN {
+    wall = t1 - t0; if (wall <= 0) exit
+    others = ((b1 - b0) / hz - (c1 - c0)) / wall   # CPUs used by other processes, on average
+    if (others < 0) others = 0
+    steal = (s1 - s0) / hz / wall
+    if (others > 0.25 || steal > 0.05)
+      printf "_Busy: other processes used %.2f CPUs on average while this ran (steal %.2f; load average %s); rerun for clean figures._\n", others, steal, la
+    else
+      printf "_Quiet: other processes used %.2f CPUs on average while this ran (steal %.2f)._\n", others, steal
+  }'
 }
 
 echo "# tensorc benchmarks"
 echo
 echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "- CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) logical CPUs," \
+cpuinfo() { grep -m1 "^$1" /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'; }
+echo "- CPU: $(cpuinfo 'model name') (family $(cpuinfo 'cpu family'), model $(cpuinfo 'model\s*:')), $(nproc) logical CPUs," \
   "AVX-512: $(grep -q avx512f /proc/cpuinfo && echo yes || echo no)"
 echo "- libtorch: $(dpkg-query -W -f '${Version}' libtorch-dev 2>/dev/null || echo '?')," \
   "BLIS: $(dpkg-query -W -f '${Version}' libblis-dev 2>/dev/null || echo '?')," \
@@ -46,14 +67,12 @@ echo
 echo "## 1. Dispatch overhead"
 echo
 run 1 bench_dispatch --threads 1
-busy_note
 echo
 
 echo "## 2. 16M float32 element-wise and sum"
 echo
 for t in $THREADS; do
   run "$t" bench_elementwise --threads "$t"
-  busy_note
   echo
 done
 
@@ -61,7 +80,6 @@ echo "## 3. GEMM (square, row-major), GFLOP/s"
 echo
 for t in $THREADS; do
   run "$t" bench_gemm --threads "$t"
-  busy_note
   echo
 done
 
@@ -70,7 +88,6 @@ if [[ ${BENCH_SKIP_SHIPPED:-0} != 1 ]]; then
   echo
   for t in $THREADS; do
     (unset BLIS_ARCH_TYPE; run "$t" bench_gemm_torch_alone --threads "$t" --sizes 512,2048)
-    busy_note
     echo
   done
 fi
