@@ -1,7 +1,6 @@
 // Strided copy with dtype conversion for the reduction / cat / BLAS family.
 // These kernels stage operands (a contiguous or converted copy) and write
-// slices of their outputs; a small self-contained loop keeps them independent
-// of the general element-loop planner.
+// slices of their outputs; the loop is core's cast_copy.
 #pragma once
 #include "core/tensor.h"
 
