@@ -13,4 +13,5 @@ if(TARGET c_test_dispatch)
 endif()
 
 # Bad input into every generated C entry point, through ctypes (tests/capi/bad_input.py).
-add_test(NAME capi_bad_input COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/capi/bad_input.py --lib $<TARGET_FILE:tensorc> --ops ${PROJECT_BINARY_DIR}/generated/ops.json)
+tc_add_python_test(capi_bad_input ${CMAKE_CURRENT_SOURCE_DIR}/capi/bad_input.py
+                   --lib $<TARGET_FILE:tensorc> --ops ${PROJECT_BINARY_DIR}/generated/ops.json)

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "core/iter.h"
+#include "cpu/isa.h"
 
 namespace tc::cpu {
 
@@ -65,9 +66,9 @@ struct Loop1d<R, std::tuple<A...>, std::index_sequence<I...>> {
   // so they stay in registers. `flatten` inlines the functor and everything
   // it calls that has a visible body (GCC otherwise leaves e.g. a generic
   // lambda around a polynomial exp as a call per element, which stops
-  // vectorisation).
+  // vectorisation). TC_CPU_CLONES builds it for AVX2 and AVX-512 as well.
   template <int S, class F>
-  __attribute__((flatten)) static void dense(char** data, int64_t n, const F& fn) {
+  TC_CPU_CLONES __attribute__((flatten)) static void dense(char** data, int64_t n, const F& fn) {
     F f = fn;
     R* out = reinterpret_cast<R*>(data[0]);
     const std::tuple<const A*...> in(reinterpret_cast<const A*>(data[I + 1])...);

@@ -1,13 +1,14 @@
 // Vectorised building blocks for reductions, written with GCC vector
 // extensions so they vectorise at any -O level. Vectors are 16 bytes, the
-// x86-64 baseline's register width: wider ones would be split and spilled
-// when the library is built without -mavx.
+// x86-64 baseline's register width, except in block_sum, which has AVX2 and
+// AVX-512 variants chosen at run time (cpu/isa.h).
 #pragma once
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 
 #include "core/half.h"
+#include "cpu/isa.h"
 
 namespace tc::cpu {
 
@@ -24,20 +25,24 @@ template <class Acc, class In> inline Acc to_acc(In v) {
   else return Acc(v);
 }
 
-// 16 bytes of T. Loads and stores go through memcpy inside the loops.
-template <class T> struct Vec16 {
-  typedef T type __attribute__((vector_size(16)));
-  static constexpr int64_t lanes = 16 / sizeof(T);
+// B bytes of T (a GCC vector type). Loads and stores go through memcpy
+// inside the loops.
+template <class T, int B = 16> struct Vec {
+  typedef T type __attribute__((vector_size(B)));
+  static constexpr int64_t lanes = B / sizeof(T);
 };
+template <class T> using Vec16 = Vec<T, 16>;
 #define TC_VLOAD(v, ptr) std::memcpy(&(v), (ptr), sizeof(v))
 #define TC_VSTORE(ptr, v) std::memcpy((ptr), &(v), sizeof(v))
 
-// Plain sum of up to a few thousand elements with 8 vector accumulators
-// (enough to hide the add latency): each lane adds n/(8*lanes) terms, so the
-// error stays small per block.
-template <class T> T block_sum(const T* p, int64_t n) {
-  using V = typename Vec16<T>::type;
-  constexpr int64_t L = Vec16<T>::lanes;
+namespace detail {
+// Plain sum with 8 vector accumulators of B bytes (enough to hide the add
+// latency): each lane adds n/(8*lanes) terms, so the error stays small per
+// block. Always inlined into a caller compiled for a target where B-byte
+// vectors are native.
+template <int B, class T> __attribute__((always_inline)) inline T block_sum_w(const T* p, int64_t n) {
+  using V = typename Vec<T, B>::type;
+  constexpr int64_t L = Vec<T, B>::lanes;
   V a[8] = {}, x;
   int64_t i = 0;
   for (; i + 8 * L <= n; i += 8 * L) {
@@ -57,6 +62,25 @@ template <class T> T block_sum(const T* p, int64_t n) {
   for (int64_t j = 0; j < L; ++j) s += lanes[j];
   for (; i < n; ++i) s += p[i];
   return s;
+}
+template <class T> T block_sum_sse(const T* p, int64_t n) { return block_sum_w<16>(p, n); }
+#if TC_HAVE_ISA_VARIANTS
+template <class T> TC_TARGET_AVX2 T block_sum_avx2(const T* p, int64_t n) { return block_sum_w<32>(p, n); }
+template <class T> TC_TARGET_AVX512 T block_sum_avx512(const T* p, int64_t n) { return block_sum_w<64>(p, n); }
+#endif
+}  // namespace detail
+
+// Sum of up to a few thousand contiguous elements, with the widest vectors
+// the CPU has (one load streams more bytes per cycle on recent cores).
+template <class T> T block_sum(const T* p, int64_t n) {
+#if TC_HAVE_ISA_VARIANTS
+  switch (isa()) {
+    case Isa::Avx512: return detail::block_sum_avx512(p, n);
+    case Isa::Avx2: return detail::block_sum_avx2(p, n);
+    case Isa::Baseline: break;
+  }
+#endif
+  return detail::block_sum_sse(p, n);
 }
 
 // Pairwise (cascade) summation: error O(log n) instead of O(n), at the
