@@ -9,19 +9,21 @@
 # The C and C++ suites keep leak detection on.
 set(TC_TEST_PYTHON /usr/bin/python3)
 
-set(TC_PYTHON_TEST_ENV "")
+# Environment for test programs that are not instrumented themselves (python3,
+# the install-tree consumers) but load an instrumented libtensorc.
+set(TC_UNINSTRUMENTED_TEST_ENV "")
 if(TC_SANITIZE MATCHES "address")
   execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libasan.so
                   OUTPUT_VARIABLE TC_LIBASAN OUTPUT_STRIP_TRAILING_WHITESPACE)
   execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libstdc++.so
                   OUTPUT_VARIABLE TC_LIBSTDCXX OUTPUT_STRIP_TRAILING_WHITESPACE)
-  list(APPEND TC_PYTHON_TEST_ENV "LD_PRELOAD=${TC_LIBASAN}:${TC_LIBSTDCXX}" "ASAN_OPTIONS=detect_leaks=0")
+  list(APPEND TC_UNINSTRUMENTED_TEST_ENV "LD_PRELOAD=${TC_LIBASAN}:${TC_LIBSTDCXX}" "ASAN_OPTIONS=detect_leaks=0")
 endif()
 
 # tc_add_python_test(<name> <script> [args...])
 function(tc_add_python_test name script)
   add_test(NAME ${name} COMMAND ${TC_TEST_PYTHON} ${script} ${ARGN})
-  if(TC_PYTHON_TEST_ENV)
-    set_tests_properties(${name} PROPERTIES ENVIRONMENT "${TC_PYTHON_TEST_ENV}")
+  if(TC_UNINSTRUMENTED_TEST_ENV)
+    set_tests_properties(${name} PROPERTIES ENVIRONMENT "${TC_UNINSTRUMENTED_TEST_ENV}")
   endif()
 endfunction()

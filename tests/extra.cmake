@@ -1,5 +1,9 @@
 # Checks beyond the per-file test executables.
 add_test(NAME install_tree COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/install/run.sh ${PROJECT_BINARY_DIR})
+# Its consumers are built without sanitizers: they load an ASan library like python3 does.
+if(TC_UNINSTRUMENTED_TEST_ENV)
+  set_tests_properties(install_tree PROPERTIES ENVIRONMENT "${TC_UNINSTRUMENTED_TEST_ENV}")
+endif()
 add_test(NAME exported_symbols COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/c/check_exports.sh $<TARGET_FILE:tensorc>)
 
 # The out-of-tree backend library, loaded at run time by c_test_dispatch.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tensorc's one entry point for a fresh Debian 12 machine.
 #   tools/dev.sh demo    install what is missing, build, run the main example
-#   tools/dev.sh test    install what is missing, build, run every test suite
-#   tools/dev.sh asan    the test suites again under AddressSanitizer + UBSan
+#   tools/dev.sh test    install what is missing, build, run every test suite,
+#                        then all of them again under AddressSanitizer + UBSan
+#   tools/dev.sh asan    only the AddressSanitizer + UBSan pass
 #   tools/dev.sh bench   build and run the benchmarks against libtorch
 # Build trees: build/ (release), build-asan/. Set JOBS to override parallelism.
 set -euo pipefail
@@ -38,6 +39,13 @@ run_tests() {  # build dir
   (cd "$dir" && ctest --output-on-failure -j "$JOBS")
 }
 
+# Every suite under ASan + UBSan (any report fails the run: the build uses
+# -fno-sanitize-recover, LeakSanitizer checks the C and C++ suites).
+asan_pass() {
+  configure_and_build build-asan -DTC_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  ASAN_OPTIONS=detect_leaks=1 run_tests build-asan
+}
+
 case "${1:-}" in
   demo)
     install_missing "${PACKAGES[@]}"
@@ -48,11 +56,11 @@ case "${1:-}" in
     install_missing "${PACKAGES[@]}"
     configure_and_build build
     run_tests build
+    asan_pass
     ;;
   asan)
     install_missing "${PACKAGES[@]}"
-    configure_and_build build-asan -DTC_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo
-    ASAN_OPTIONS=detect_leaks=1 run_tests build-asan
+    asan_pass
     ;;
   bench)
     install_missing "${PACKAGES[@]}" "${BENCH_PACKAGES[@]}"

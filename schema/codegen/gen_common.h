@@ -81,7 +81,9 @@ std::string gen_cpp_ops_header(const Model& m);
 std::string gen_tensor_methods_header(const Model& m);
 std::string gen_cpp_ops_source(const Model& m);
 std::string gen_native_header(const Model& m);
-std::string gen_registration(const Model& m, const std::string& yaml_file);
+// autograd: (op, kernel name in tc::autograd::generated) registered for the Autograd key.
+std::string gen_registration(const Model& m, const std::string& yaml_file,
+                             const std::vector<std::pair<const OpInfo*, std::string>>& autograd);
 std::string gen_listing(const Model& m);
 
 }  // namespace tc::codegen

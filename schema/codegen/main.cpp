@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "codegen/derivatives.h"
 #include "codegen/gen_common.h"
 
 namespace fs = std::filesystem;
@@ -27,20 +28,21 @@ bool write_if_changed(const fs::path& path, const std::string& content) {
 }
 
 int usage() {
-  std::cerr << "usage: tc_codegen --ops schema/ops.yaml --out DIR [--kernels DIR]...\n";
+  std::cerr << "usage: tc_codegen --ops schema/ops.yaml [--derivatives schema/derivatives.yaml] --out DIR [--kernels DIR]...\n";
   return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string ops_path, out_dir;
+  std::string ops_path, out_dir, derivatives_path;
   LoadOptions opts;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (i + 1 >= argc) return usage();
     if (a == "--ops") ops_path = argv[++i];
     else if (a == "--out") out_dir = argv[++i];
+    else if (a == "--derivatives") derivatives_path = argv[++i];
     else if (a == "--kernels") opts.kernel_source_dirs.push_back(argv[++i]);
     else return usage();
   }
@@ -58,6 +60,19 @@ int main(int argc, char** argv) {
   std::vector<LoadError> errors = load_native_functions(ss.str(), shown, opts, &nfs);
   Model model;
   if (errors.empty()) model = build_model(nfs, &errors);
+  Derivatives derivatives;
+  if (errors.empty() && !derivatives_path.empty()) {
+    std::ifstream din(derivatives_path);
+    if (!din) {
+      std::cerr << derivatives_path << ": cannot open\n";
+      return 1;
+    }
+    std::stringstream ds;
+    ds << din.rdbuf();
+    auto derrors = load_derivatives(ds.str(), "schema/" + fs::path(derivatives_path).filename().string(), model,
+                                    &derivatives);
+    errors.insert(errors.end(), derrors.begin(), derrors.end());
+  }
   if (!errors.empty()) {
     for (const LoadError& e : errors) std::cerr << e.str() << "\n";
     std::cerr << "tc_codegen: " << errors.size() << " error(s)\n";
@@ -70,7 +85,9 @@ int main(int argc, char** argv) {
             write_if_changed(out / "tensorc_gen/tensor_methods.h", gen_tensor_methods_header(model)) &&
             write_if_changed(out / "ops.cpp", gen_cpp_ops_source(model)) &&
             write_if_changed(out / "tensorc_gen/native_functions.h", gen_native_header(model)) &&
-            write_if_changed(out / "register_ops.cpp", gen_registration(model, shown)) &&
+            write_if_changed(out / "register_ops.cpp", gen_registration(model, shown, autograd_kernels(model, derivatives))) &&
+            write_if_changed(out / "tensorc_gen/autograd.h", gen_autograd_header(model, derivatives)) &&
+            write_if_changed(out / "autograd.cpp", gen_autograd_source(model, derivatives)) &&
             write_if_changed(out / "ops.json", gen_listing(model));
   if (!ok) {
     std::cerr << "tc_codegen: failed to write into " << out_dir << "\n";

@@ -186,7 +186,7 @@ TEST(SchemaParse, TypesAndAnnotations) {
   EXPECT_TRUE(sum.arguments[3].type.optional);
   EXPECT_EQ(sum.arguments[3].type.base, BaseType::ScalarType);
 
-  const Type& indices = parse_ok("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor").arguments[1].type;
+  const Type indices = parse_ok("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor").arguments[1].type;
   EXPECT_TRUE(indices.is_list);
   EXPECT_TRUE(indices.elem_optional);
   EXPECT_FALSE(indices.optional);

@@ -1,0 +1,9 @@
+#pragma once
+
+namespace tc {
+class Dispatcher;
+namespace autograd {
+// Registers the boxed Autograd fallback (see fallback.cpp).
+void register_autograd_fallback(Dispatcher& d);
+}  // namespace autograd
+}  // namespace tc

@@ -1,0 +1,288 @@
+#include "autograd/formulas.h"
+
+#include <algorithm>
+
+#include "autograd/grad_mode.h"
+
+namespace tc::autograd::formulas {
+namespace {
+
+std::vector<int64_t> reduced_dims(IntArrayRef sizes, std::optional<IntArrayRef> dim) {
+  std::vector<int64_t> out;
+  const int64_t n = int64_t(sizes.size());
+  if (!dim || dim->empty()) {
+    for (int64_t d = 0; d < n; ++d) out.push_back(d);
+    return out;
+  }
+  for (int64_t d : *dim) out.push_back(wrap_dim(d, n));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+int64_t reduced_count(IntArrayRef sizes, std::optional<IntArrayRef> dim) {
+  int64_t n = 1;
+  for (int64_t d : reduced_dims(sizes, dim))
+    if (d < int64_t(sizes.size())) n *= sizes[size_t(d)];
+  return n;
+}
+
+// Writes `grad` into a zero tensor of `sizes` through `view_of` (a view maker).
+// Not differentiable again (create_graph) when the gradient itself needs grad.
+template <class ViewOf>
+Tensor scatter_into_zeros(const Tensor& grad, IntArrayRef sizes, const char* op, ViewOf view_of) {
+  TC_CHECK(!grad.requires_grad(), NotImplemented, "the second derivative of '", op,
+           "' is not implemented (create_graph through ", op, ")");
+  Tensor z = tc::zeros(sizes, grad.dtype(), grad.device());
+  NoGradGuard no_grad;
+  Tensor v = view_of(z);
+  tc::copy_(v, grad);
+  return z;
+}
+
+Tensor cat_pieces(const std::vector<Tensor>& grads, const std::vector<int64_t>& piece_sizes, int64_t dim,
+                  IntArrayRef sizes, ScalarType dtype, bool unsqueeze) {
+  std::vector<Tensor> parts;
+  for (size_t i = 0; i < piece_sizes.size(); ++i) {
+    if (i < grads.size() && grads[i].defined()) {
+      parts.push_back(unsqueeze ? tc::unsqueeze(grads[i], dim) : grads[i]);
+    } else {
+      std::vector<int64_t> s = sizes.vec();
+      s[size_t(dim)] = piece_sizes[i];
+      parts.push_back(tc::zeros(IntArrayRef(s), dtype));
+    }
+  }
+  return tc::cat(parts, dim);
+}
+
+}  // namespace
+
+Tensor sum_to(const Tensor& grad, IntArrayRef sizes) {
+  if (grad.sizes() == sizes) return grad;
+  const int64_t lead = grad.dim() - int64_t(sizes.size());
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < lead; ++d) dims.push_back(d);
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (sizes[d] == 1 && grad.size(lead + int64_t(d)) != 1) dims.push_back(lead + int64_t(d));
+  Tensor g = dims.empty() ? grad : tc::sum(grad, IntArrayRef(dims), true);
+  return lead > 0 ? tc::reshape(g, sizes) : g;
+}
+
+Tensor unsqueeze_reduced(const Tensor& g, IntArrayRef sizes, std::optional<IntArrayRef> dim, bool keepdim) {
+  if (keepdim || sizes.empty()) return g;
+  Tensor r = g;
+  for (int64_t d : reduced_dims(sizes, dim)) r = tc::unsqueeze(r, d);
+  return r;
+}
+
+Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, std::optional<IntArrayRef> dim, bool keepdim) {
+  return tc::expand(unsqueeze_reduced(grad, sizes, dim, keepdim), sizes);
+}
+
+Tensor mean_backward(const Tensor& grad, IntArrayRef sizes, std::optional<IntArrayRef> dim, bool keepdim) {
+  return tc::div(sum_backward(grad, sizes, dim, keepdim), Scalar(double(reduced_count(sizes, dim))));
+}
+
+Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result, std::optional<int64_t> dim,
+                     bool keepdim) {
+  // d prod / d x_i = product of the others: result / x_i without zeros; with
+  // exactly one zero in the slice, the product of the non-zeros at the zero.
+  std::vector<int64_t> dims;
+  if (dim) dims.push_back(*dim);
+  std::optional<IntArrayRef> d = dim ? std::optional<IntArrayRef>(IntArrayRef(dims)) : std::nullopt;
+  const bool kd = dim ? keepdim : false;
+  Tensor g = unsqueeze_reduced(grad, self.sizes(), d, kd);
+  Tensor r = unsqueeze_reduced(result, self.sizes(), d, kd);
+  Tensor is_zero = tc::eq(self, Scalar(0.0));
+  Tensor safe = tc::where(is_zero, tc::ones_like(self), self);
+  Tensor zeros_in_slice = dim ? tc::sum(is_zero, IntArrayRef(dims), true) : tc::sum(is_zero);
+  Tensor nz_prod = dim ? tc::prod(safe, *dim, true) : tc::prod(safe);
+  Tensor no_zero = tc::div(r, safe);
+  Tensor one_zero = tc::where(tc::logical_and(is_zero, tc::eq(zeros_in_slice, Scalar(int64_t(1)))), nz_prod,
+                              tc::zeros_like(self));
+  return tc::mul(g, tc::where(tc::eq(zeros_in_slice, Scalar(int64_t(0))), no_zero, one_zero));
+}
+
+Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result,
+                                  std::optional<IntArrayRef> dim, bool keepdim) {
+  Tensor r = unsqueeze_reduced(result, self.sizes(), dim, keepdim);
+  Tensor g = unsqueeze_reduced(grad, self.sizes(), dim, keepdim);
+  Tensor mask = tc::eq(self, r);
+  std::vector<int64_t> dims = reduced_dims(self.sizes(), dim);
+  Tensor count = self.dim() == 0 ? tc::ones_like(self) : tc::sum(mask, IntArrayRef(dims), true);
+  return tc::div(tc::mul(g, mask), count);
+}
+
+Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
+                                          bool keepdim) {
+  if (sizes.empty()) return grad;
+  dim = wrap_dim(dim, int64_t(sizes.size()));
+  Tensor g = keepdim ? grad : tc::unsqueeze(grad, dim);
+  Tensor idx = keepdim ? indices : tc::unsqueeze(indices, dim);
+  std::vector<int64_t> shape(sizes.size(), 1);
+  shape[size_t(dim)] = sizes[size_t(dim)];
+  Tensor positions = tc::reshape(tc::arange(Scalar(sizes[size_t(dim)]), ScalarType::Int64), IntArrayRef(shape));
+  return tc::mul(g, tc::eq(positions, idx));
+}
+
+Tensor var_backward(const Tensor& grad, const Tensor& self, std::optional<IntArrayRef> dim, double correction,
+                    bool keepdim) {
+  const double n = double(reduced_count(self.sizes(), dim));
+  Tensor g = unsqueeze_reduced(grad, self.sizes(), dim, keepdim);
+  std::vector<int64_t> dims = reduced_dims(self.sizes(), dim);
+  Tensor mean = self.dim() == 0 ? self : tc::mean(self, IntArrayRef(dims), true);
+  return tc::mul(tc::mul(g, tc::sub(self, mean)), Scalar(2.0 / std::max(n - correction, 0.0)));
+}
+
+Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self, std::optional<IntArrayRef> dim,
+                    double correction, bool keepdim) {
+  return var_backward(tc::div(grad, tc::mul(result, Scalar(2.0))), self, dim, correction, keepdim);
+}
+
+Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent) {
+  const double e = exponent.to_double();
+  if (e == 0.0) return tc::zeros_like(self);
+  return tc::mul(tc::mul(grad, tc::pow(self, Scalar(e - 1.0))), Scalar(e));
+}
+
+Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent) {
+  // exponent * self^(exponent-1), and 0 where the exponent is 0.
+  Tensor d = tc::mul(exponent, tc::pow(self, tc::sub(exponent, Scalar(1.0))));
+  return tc::mul(grad, tc::where(tc::eq(exponent, Scalar(0.0)), tc::zeros_like(d), d));
+}
+
+Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result) {
+  // result * log(self); 0 where self == 0 and exponent >= 0 (PyTorch's convention).
+  Tensor d = tc::mul(result, tc::log(self));
+  Tensor cond = tc::logical_and(tc::eq(self, Scalar(0.0)), tc::ge(exponent, Scalar(0.0)));
+  return tc::mul(grad, tc::where(cond, tc::zeros_like(d), d));
+}
+
+Tensor pow_backward_exponent(const Tensor& grad, const Scalar& base, const Tensor& exponent, const Tensor& result) {
+  if (base.to_double() == 0.0) {
+    Tensor d = tc::mul(result, Scalar(std::log(0.0)));
+    return tc::mul(grad, tc::where(tc::ge(exponent, Scalar(0.0)), tc::zeros_like(d), d));
+  }
+  return tc::mul(grad, tc::mul(result, Scalar(std::log(base.to_double()))));
+}
+
+Tensor extremum_backward(const Tensor& grad, const Tensor& self, const Tensor& other, bool is_max, bool for_self) {
+  const Tensor& mine = for_self ? self : other;
+  const Tensor& theirs = for_self ? other : self;
+  Tensor wins = is_max ? tc::gt(mine, theirs) : tc::lt(mine, theirs);
+  Tensor ties = tc::eq(mine, theirs);
+  Tensor weight = tc::add(wins.to(grad.dtype()), tc::mul(ties.to(grad.dtype()), Scalar(0.5)));
+  return tc::mul(grad, weight);
+}
+
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max) {
+  Tensor keep = tc::ones_like(self, ScalarType::Bool);
+  if (min) keep = tc::logical_and(keep, tc::ge(self, *min));
+  if (max) keep = tc::logical_and(keep, tc::le(self, *max));
+  return tc::mul(grad, keep);
+}
+
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Tensor>& min,
+                      const std::optional<Tensor>& max) {
+  Tensor keep = tc::ones_like(self, ScalarType::Bool);
+  if (min) keep = tc::logical_and(keep, tc::ge(self, *min));
+  if (max) keep = tc::logical_and(keep, tc::le(self, *max));
+  return tc::mul(grad, keep);
+}
+
+Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view approximate) {
+  if (approximate == "tanh") {
+    const double beta = M_SQRT2 * M_2_SQRTPI * 0.5, kappa = 0.044715;
+    Tensor x2 = tc::mul(self, self);
+    Tensor inner = tc::mul(tc::add(self, tc::mul(tc::mul(x2, self), Scalar(kappa))), Scalar(beta));
+    Tensor th = tc::tanh(inner);
+    Tensor left = tc::mul(tc::add(th, Scalar(1.0)), Scalar(0.5));
+    Tensor dinner = tc::mul(tc::add(tc::mul(x2, Scalar(3.0 * kappa)), Scalar(1.0)), Scalar(beta));
+    Tensor right = tc::mul(tc::mul(tc::mul(self, Scalar(0.5)), tc::sub(tc::ones_like(th), tc::mul(th, th))), dinner);
+    return tc::mul(grad, tc::add(left, right));
+  }
+  Tensor cdf = tc::mul(tc::add(tc::erf(tc::mul(self, Scalar(M_SQRT1_2))), Scalar(1.0)), Scalar(0.5));
+  Tensor pdf = tc::mul(tc::exp(tc::mul(tc::mul(self, self), Scalar(-0.5))), Scalar(M_2_SQRTPI * M_SQRT1_2 * 0.5));
+  return tc::mul(grad, tc::add(cdf, tc::mul(self, pdf)));
+}
+
+Tensor relu_backward(const Tensor& grad, const Tensor& result) { return tc::mul(grad, tc::gt(result, Scalar(0))); }
+
+Tensor div_mode_backward_self(const Tensor& grad, const Tensor& other, std::optional<std::string_view> mode) {
+  return mode ? tc::zeros_like(grad) : tc::div(grad, other);
+}
+Tensor div_mode_backward_self(const Tensor& grad, const Scalar& other, std::optional<std::string_view> mode) {
+  return mode ? tc::zeros_like(grad) : tc::div(grad, other);
+}
+Tensor div_mode_backward_other(const Tensor& grad, const Tensor& self, const Tensor& other,
+                               std::optional<std::string_view> mode) {
+  if (mode) return tc::zeros_like(grad);
+  return tc::neg(tc::div(tc::mul(grad, self), tc::mul(other, other)));
+}
+
+Tensor permute_backwards(const Tensor& grad, IntArrayRef dims) {
+  std::vector<int64_t> inverse(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) inverse[size_t(wrap_dim(dims[i], int64_t(dims.size())))] = int64_t(i);
+  return tc::permute(grad, IntArrayRef(inverse));
+}
+
+Tensor unsqueeze_to(const Tensor& grad, IntArrayRef sizes) { return tc::reshape(grad, sizes); }
+
+Tensor diagonal_backward(const Tensor& grad, IntArrayRef sizes, int64_t offset, int64_t dim1, int64_t dim2) {
+  return scatter_into_zeros(grad, sizes, "diagonal",
+                            [&](const Tensor& z) { return tc::diagonal(z, offset, dim1, dim2); });
+}
+
+Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::optional<int64_t> start,
+                      std::optional<int64_t> end, int64_t step) {
+  return scatter_into_zeros(grad, sizes, "slice", [&](const Tensor& z) { return tc::slice(z, dim, start, end, step); });
+}
+
+Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_t index) {
+  return scatter_into_zeros(grad, sizes, "select", [&](const Tensor& z) { return tc::select(z, dim, index); });
+}
+
+Tensor split_backward(const std::vector<Tensor>& grads, int64_t split_size, int64_t dim, IntArrayRef sizes,
+                      ScalarType dtype) {
+  dim = wrap_dim(dim, int64_t(sizes.size()));
+  std::vector<int64_t> pieces;
+  for (int64_t left = sizes[size_t(dim)]; left > 0; left -= split_size) pieces.push_back(std::min(split_size, left));
+  if (pieces.empty()) pieces.push_back(0);
+  return cat_pieces(grads, pieces, dim, sizes, dtype, false);
+}
+
+Tensor split_with_sizes_backward(const std::vector<Tensor>& grads, IntArrayRef split_sizes, int64_t dim,
+                                 IntArrayRef sizes, ScalarType dtype) {
+  dim = wrap_dim(dim, int64_t(sizes.size()));
+  return cat_pieces(grads, split_sizes.vec(), dim, sizes, dtype, false);
+}
+
+Tensor unbind_backward(const std::vector<Tensor>& grads, int64_t dim, IntArrayRef sizes, ScalarType dtype) {
+  dim = wrap_dim(dim, int64_t(sizes.size()));
+  return cat_pieces(grads, std::vector<int64_t>(size_t(sizes[size_t(dim)]), 1), dim, sizes, dtype, true);
+}
+
+std::vector<Tensor> cat_backward(const Tensor& grad, const std::vector<Tensor>& tensors, int64_t dim) {
+  std::vector<Tensor> out;
+  int64_t offset = 0;
+  for (const Tensor& t : tensors) {
+    // Legacy empty 1-D tensors take part in cat without a slice of their own.
+    if (t.dim() == 1 && t.numel() == 0) {
+      out.push_back(Tensor());
+      continue;
+    }
+    const int64_t d = wrap_dim(dim, t.dim());
+    const int64_t len = t.size(d);
+    out.push_back(tc::narrow(grad, d, offset, len));
+    offset += len;
+  }
+  return out;
+}
+
+std::vector<Tensor> stack_backward(const Tensor& grad, size_t count, int64_t dim) {
+  std::vector<Tensor> parts = tc::unbind(grad, wrap_dim(dim, grad.dim()));
+  parts.resize(count);
+  return parts;
+}
+
+}  // namespace tc::autograd::formulas

@@ -1,0 +1,80 @@
+// Per-tensor autograd state and the functions that read and change it. The
+// state lives in TensorImpl's autograd-meta slot; a tensor that requires grad
+// also carries the Autograd dispatch key, so tensors that do not never reach
+// an autograd kernel (the hot path stays free of autograd).
+#pragma once
+#include <memory>
+#include <string>
+
+#include "autograd/node.h"
+
+namespace tc::autograd {
+
+struct AutogradMeta final : AutogradMetaInterface {
+  bool requires_grad_ = false;  // a leaf's flag; non-leaves require grad through grad_fn_
+  Tensor grad_;
+  std::shared_ptr<Node> grad_fn_;
+  std::weak_ptr<Node> grad_accumulator_;  // a leaf's AccumulateGrad, made on first use
+  uint32_t output_nr_ = 0;
+  std::shared_ptr<Tensor> retained_grad_;  // non-leaves after retain_grad(): filled by backward
+  // Views of tensors that require grad: the base, and the shared version when
+  // the view was made (an in-place change through the base or another view
+  // after that would make this view's recorded history stale).
+  bool is_view_ = false;
+  Tensor base_;
+  uint32_t attr_version_ = 0;
+
+  bool requires_grad() const override { return requires_grad_ || grad_fn_ != nullptr; }
+};
+
+AutogradMeta* get_meta(const Tensor& t);               // nullptr when none
+AutogradMeta& materialize_meta(const Tensor& t);       // creates it
+
+// ---- the user-facing surface ----
+void set_requires_grad(const Tensor& t, bool requires_grad);  // leaves only, floating dtypes only
+const Tensor& grad(const Tensor& t);                          // undefined when none
+void set_grad(const Tensor& t, const Tensor& grad);           // undefined clears it
+const std::shared_ptr<Node>& grad_fn(const Tensor& t);        // nullptr for leaves
+bool is_leaf(const Tensor& t);
+uint32_t output_nr(const Tensor& t);
+void retain_grad(const Tensor& t);
+bool retains_grad(const Tensor& t);
+Tensor detach(const Tensor& t);  // shares storage and version counter, no history
+void detach_(const Tensor& t);
+
+// ---- for autograd kernels ----
+// True when grad mode is on and some tensor requires grad.
+inline bool any_requires_grad() { return false; }
+template <class... Rest> bool any_requires_grad(const Tensor& t, const Rest&... rest);
+template <class... Rest> bool any_requires_grad(const std::optional<Tensor>& t, const Rest&... rest);
+template <class... Rest> bool any_requires_grad(const std::vector<Tensor>& ts, const Rest&... rest);
+
+// The edge a gradient for `t` must take: its grad_fn, its leaf accumulator, or
+// none. Checks that a view has not been changed in place since it was made.
+Edge gradient_edge(const Tensor& t);
+// Gives `t` (output `output_nr` of an op) the history `fn`.
+void set_history(const Tensor& t, const std::shared_ptr<Node>& fn);
+// Before an in-place op records history on `self`: errors for a leaf that
+// requires grad, a view of a tensor that requires grad, a tensor whose views
+// would silently miss the new history.
+void check_inplace(const Tensor& self, const char* op);
+// Marks `view` (an op's output aliasing `base`) as a view for autograd.
+void set_view_of(const Tensor& view, const Tensor& base);
+
+// The accumulator of a leaf that requires grad (made once, then shared).
+std::shared_ptr<Node> grad_accumulator(const Tensor& t);
+
+// ---- inline definitions ----
+template <class... Rest> bool any_requires_grad(const Tensor& t, const Rest&... rest) {
+  return (t.defined() && t.requires_grad()) || any_requires_grad(rest...);
+}
+template <class... Rest> bool any_requires_grad(const std::optional<Tensor>& t, const Rest&... rest) {
+  return (t && t->defined() && t->requires_grad()) || any_requires_grad(rest...);
+}
+template <class... Rest> bool any_requires_grad(const std::vector<Tensor>& ts, const Rest&... rest) {
+  for (const Tensor& t : ts)
+    if (t.defined() && t.requires_grad()) return true;
+  return any_requires_grad(rest...);
+}
+
+}  // namespace tc::autograd
