@@ -331,6 +331,69 @@ TC_API tc_status tc_set_num_threads(int n);
  * TC_NUM_THREADS environment variable, else the number of processors). */
 TC_API tc_status tc_get_num_threads(int* out);
 
+/* ---- autograd ------------------------------------------------------------
+ * Tensors that require grad record the ops applied to them; backward walks
+ * that graph. Grad mode is per thread (initially on). Graphs may be built and
+ * run on several threads at once as long as they share no tensor that one of
+ * them changes. */
+
+/* *out = whether `t` requires grad (a leaf flagged so, or a result of ops on one). */
+TC_API tc_status tc_tensor_requires_grad(bool* out, tc_tensor t);
+/* Sets a leaf's requires_grad flag.
+ * Errors: TC_ERROR_TYPE unless `t` has a floating dtype (when turning it on);
+ * TC_ERROR_INVALID_ARGUMENT when turning it off on a non-leaf. */
+TC_API tc_status tc_tensor_set_requires_grad(tc_tensor t, bool requires_grad);
+/* *out = a new reference to t's accumulated gradient, or NULL when it has
+ * none (a leaf before backward, or a non-leaf without tc_tensor_retain_grad). */
+TC_API tc_status tc_tensor_grad(tc_tensor* out, tc_tensor t);
+/* Replaces t's gradient with `grad` (borrowed; NULL clears it, as
+ * `x.grad = None`). Errors: TC_ERROR_TYPE / TC_ERROR_INVALID_ARGUMENT /
+ * TC_ERROR_DEVICE unless grad has t's dtype, shape and device. */
+TC_API tc_status tc_tensor_set_grad(tc_tensor t, tc_tensor grad);
+/* *out = whether `t` is a leaf (created by the user, not by an op that recorded it). */
+TC_API tc_status tc_tensor_is_leaf(bool* out, tc_tensor t);
+/* Makes backward store the gradient of a non-leaf in its .grad too.
+ * Errors: TC_ERROR_RUNTIME unless `t` requires grad. */
+TC_API tc_status tc_tensor_retain_grad(tc_tensor t);
+/* The name of the node that produced `t` ("MulBackward0"; "" for a leaf),
+ * written like tc_tensor_to_string. */
+TC_API tc_status tc_tensor_grad_fn_name(char* buf, size_t capacity, size_t* needed, tc_tensor t);
+/* *out = a new tensor sharing t's memory and version counter, with no history. */
+TC_API tc_status tc_tensor_detach(tc_tensor* out, tc_tensor t);
+/* Removes t's history in place (it becomes a leaf that does not require grad).
+ * Errors: TC_ERROR_RUNTIME for a view. */
+TC_API tc_status tc_tensor_detach_(tc_tensor t);
+/* Computes the gradient of `t` with respect to the leaves of its graph and
+ * accumulates it into their .grad. `grad` (borrowed, may be NULL for a
+ * one-element `t`: ones) is dL/dt. Without retain_graph the graph's saved
+ * tensors are freed, and a second backward through them is TC_ERROR_RUNTIME.
+ * create_graph records the backward itself (higher-order gradients).
+ * Errors: TC_ERROR_RUNTIME when `t` does not require grad, when a saved
+ * tensor was modified in place since, or when an op on the way has no
+ * derivative (TC_ERROR_NOT_IMPLEMENTED); the message names the op. */
+TC_API tc_status tc_tensor_backward(tc_tensor t, tc_tensor grad, bool retain_graph, bool create_graph);
+/* tc_tensor_backward for several roots at once: tensors[0..n) with
+ * grad_tensors[0..n) (the array may be NULL, entries may be NULL). */
+TC_API tc_status tc_autograd_backward(const tc_tensor* tensors, size_t n, const tc_tensor* grad_tensors,
+                                      bool retain_graph, bool create_graph);
+/* Like torch.autograd.grad: out_grads[i] = a new reference to d(sum of
+ * outputs * grad_outputs)/d inputs[i], for i < n_inputs; .grad is not touched.
+ * An input the outputs do not depend on is TC_ERROR_RUNTIME, or, with
+ * allow_unused, a NULL entry. On error out_grads is left unchanged.
+ * grad_outputs may be NULL (ones for one-element outputs). */
+TC_API tc_status tc_autograd_grad(tc_tensor* out_grads, const tc_tensor* outputs, size_t n_outputs,
+                                  const tc_tensor* inputs, size_t n_inputs, const tc_tensor* grad_outputs,
+                                  bool retain_graph, bool create_graph, bool allow_unused);
+/* *out = whether ops record gradients on this thread. */
+TC_API tc_status tc_grad_mode_is_enabled(bool* out);
+/* Turns recording on or off on this thread. */
+TC_API tc_status tc_grad_mode_set_enabled(bool enabled);
+/* Saves this thread's grad mode and sets it (push(false): no_grad;
+ * push(true): enable_grad); tc_grad_mode_pop restores the saved one.
+ * Errors (pop): TC_ERROR_RUNTIME when nothing was pushed on this thread. */
+TC_API tc_status tc_grad_mode_push(bool enabled);
+TC_API tc_status tc_grad_mode_pop(void);
+
 /* ---- inline helpers ------------------------------------------------------ */
 static inline tc_scalar tc_scalar_int(int64_t v) {
   tc_scalar s;
