@@ -394,6 +394,88 @@ TC_API tc_status tc_grad_mode_set_enabled(bool enabled);
 TC_API tc_status tc_grad_mode_push(bool enabled);
 TC_API tc_status tc_grad_mode_pop(void);
 
+/* ---- custom functions: autograd.Function from C --------------------------
+ * A function with a user-written backward. tc_function_apply runs `forward`
+ * with grad mode off; when an input requires grad, its outputs get a node
+ * ("<name>Backward") whose backward calls `backward`. Inputs are boxed values:
+ * TC_VALUE_TENSOR inputs are differentiable, any other tag is passed through
+ * as a non-tensor argument. A callback reports failure by returning a status
+ * (tc_error_set gives it a message); that status and message come back from
+ * tc_function_apply (forward) or from the backward call (backward). */
+typedef struct tc_function_s* tc_function;
+/* Valid only during the callback that receives it. */
+typedef struct tc_function_ctx_s* tc_function_ctx;
+
+/* Writes n_outputs new tensor references into outputs (they start as NULL).
+ * Inputs are borrowed. */
+typedef tc_status (*tc_function_forward_fn)(tc_tensor* outputs, size_t n_outputs, tc_function_ctx ctx,
+                                            const tc_value* inputs, size_t n_inputs, void* payload);
+/* Writes into grad_inputs[i] (n_inputs entries, all NULL on entry) a new
+ * reference to the gradient of input i, or leaves NULL for none. Every
+ * grad_outputs[j] is borrowed and defined (zeros where an output got no
+ * gradient). Ops used here are recorded under create_graph, so a backward
+ * written with tensorc ops supports higher-order gradients. */
+typedef tc_status (*tc_function_backward_fn)(tc_tensor* grad_inputs, size_t n_inputs, tc_function_ctx ctx,
+                                             const tc_tensor* grad_outputs, size_t n_outputs, void* payload);
+
+/* *out = a new function definition (release with tc_function_release).
+ * `name` is copied. `payload` is passed to both callbacks; payload_destroy
+ * (may be NULL) runs once, when the last user of the definition (the handle
+ * or a graph that recorded it) is gone. On error payload_destroy is not called.
+ * Errors: TC_ERROR_INVALID_ARGUMENT for NULL name/forward/backward. */
+TC_API tc_status tc_function_create(tc_function* out, const char* name, tc_function_forward_fn forward,
+                                    tc_function_backward_fn backward, void* payload, void (*payload_destroy)(void*));
+/* Drops the caller's reference. NULL is fine. */
+TC_API void tc_function_release(tc_function f);
+/* Runs `f` on inputs[0..n_inputs) (borrowed); outputs[0..n_outputs) receive
+ * new references. On error outputs are left unchanged. */
+TC_API tc_status tc_function_apply(tc_tensor* outputs, size_t n_outputs, tc_function f, const tc_value* inputs,
+                                   size_t n_inputs);
+/* Forward only: tensors (borrowed) to keep for backward (replaces earlier calls). */
+TC_API tc_status tc_function_ctx_save_for_backward(tc_function_ctx ctx, const tc_tensor* tensors, size_t n);
+/* Backward only: out[0..*n) = new references to the saved tensors (NULL
+ * where a NULL was saved); *n = how many were saved (written even when
+ * capacity is too small, in which case nothing else is).
+ * Errors: TC_ERROR_RUNTIME when one was modified in place since it was saved,
+ * or when the graph was freed by an earlier backward. */
+TC_API tc_status tc_function_ctx_saved_tensors(tc_tensor* out, size_t capacity, size_t* n, tc_function_ctx ctx);
+/* Forward only: these inputs were modified in place by forward. */
+TC_API tc_status tc_function_ctx_mark_dirty(tc_function_ctx ctx, const tc_tensor* tensors, size_t n);
+/* Forward only: these outputs get no gradient. */
+TC_API tc_status tc_function_ctx_mark_non_differentiable(tc_function_ctx ctx, const tc_tensor* tensors, size_t n);
+/* *out = whether input `index` needs a gradient (false for non-tensor inputs).
+ * Errors: TC_ERROR_INDEX for index >= n_inputs. */
+TC_API tc_status tc_function_ctx_needs_input_grad(bool* out, tc_function_ctx ctx, size_t index);
+/* Attaches non-tensor state to this call (forward -> backward); `destroy` (may
+ * be NULL) runs on it when the call's graph is freed, or at once when nothing
+ * recorded the call. Replacing earlier state destroys it. */
+TC_API tc_status tc_function_ctx_set_state(tc_function_ctx ctx, void* state, void (*destroy)(void*));
+/* *out = the state set by tc_function_ctx_set_state (NULL if none). */
+TC_API tc_status tc_function_ctx_state(void** out, tc_function_ctx ctx);
+
+/* ---- gradcheck ---------------------------------------------------------- */
+/* The function under test: *out = a new reference to its (one) output,
+ * computed from inputs[0..n) (borrowed) with tensorc ops. */
+typedef tc_status (*tc_gradcheck_fn)(tc_tensor* out, const tc_tensor* inputs, size_t n, void* user_data);
+typedef struct tc_gradcheck_options {
+  size_t size; /* sizeof(tc_gradcheck_options), for later extension */
+  double eps;  /* finite-difference step (default 1e-6) */
+  double atol; /* absolute tolerance (default 1e-5) */
+  double rtol; /* relative tolerance (default 1e-3) */
+} tc_gradcheck_options;
+/* Compares the gradients backward computes for fn with central finite
+ * differences, for every input that requires grad (they must be float64 on
+ * the CPU). opts may be NULL (defaults). *ok = true and TC_OK when they agree;
+ * *ok = false and TC_ERROR_RUNTIME with a message naming the output, input
+ * and element of the first mismatch otherwise. An error inside fn comes back
+ * as fn's status and message. */
+TC_API tc_status tc_gradcheck(bool* ok, tc_gradcheck_fn fn, void* user_data, const tc_tensor* inputs, size_t n,
+                              const tc_gradcheck_options* opts);
+/* The same check of second derivatives: gradcheck of
+ * (inputs, v) -> grad(fn(inputs), inputs, v, create_graph). */
+TC_API tc_status tc_gradgradcheck(bool* ok, tc_gradcheck_fn fn, void* user_data, const tc_tensor* inputs, size_t n,
+                                  const tc_gradcheck_options* opts);
+
 /* ---- inline helpers ------------------------------------------------------ */
 static inline tc_scalar tc_scalar_int(int64_t v) {
   tc_scalar s;

@@ -3,6 +3,7 @@
 
 #include "autograd/engine.h"
 #include "autograd/grad_mode.h"
+#include "autograd/gradcheck.h"
 #include "autograd/variable.h"
 #include "capi/handles.h"
 
@@ -171,4 +172,53 @@ TC_API tc_status tc_grad_mode_pop(void) {
   TC_CAPI_BEGIN
   TC_CHECK(ag::pop_grad_mode(), Runtime, fn, ": no grad mode was pushed on this thread");
   TC_CAPI_END(fn)
+}
+
+namespace {
+
+tc_status run_gradcheck(bool* ok, tc_gradcheck_fn fn, void* user_data, const tc_tensor* inputs, size_t n,
+                        const tc_gradcheck_options* opts, const char* name, bool second_order) {
+  TC_CAPI_BEGIN
+  TC_CAPI_NULL_CHECK(ok, name, "ok");
+  TC_CAPI_NULL_CHECK(fn, name, "fn");
+  ag::GradcheckOptions o;
+  if (opts) {
+    TC_CHECK_ARG(opts->size >= sizeof(tc_gradcheck_options), name, ": argument 'opts' has size ", opts->size,
+                 ", expected sizeof(tc_gradcheck_options) = ", sizeof(tc_gradcheck_options));
+    o.eps = opts->eps;
+    o.atol = opts->atol;
+    o.rtol = opts->rtol;
+    TC_CHECK_ARG(o.eps > 0 && o.atol >= 0 && o.rtol >= 0, name,
+                 ": argument 'opts' expected eps > 0 and non-negative tolerances");
+  }
+  ag::variable_list xs = handle_list(inputs, n, name, "inputs", false);
+  auto call = [fn, user_data](const ag::variable_list& in) {
+    std::vector<tc_tensor> hs;
+    for (const tc::Tensor& t : in) hs.push_back(reinterpret_cast<tc_tensor>(t.impl()));
+    tc_tensor out = nullptr;
+    tc_status st = fn(&out, hs.data(), hs.size(), user_data);
+    tc::Tensor r = out ? tc::Tensor(tc::intrusive_ptr<tc::TensorImpl>::adopt(tc::capi::impl_of(out))) : tc::Tensor();
+    if (st != TC_OK) {
+      std::string msg = tc_last_error_code() == st ? tc_last_error_message() : "the function failed";
+      throw tc::Error(static_cast<tc::ErrorCode>(st >= 1 && st <= 8 ? int(st) : 6), msg);
+    }
+    TC_CHECK(r.defined(), Runtime, "gradcheck: the function returned TC_OK but no output");
+    return ag::variable_list{r};
+  };
+  const std::string failure = second_order ? ag::gradgradcheck(call, xs, o) : ag::gradcheck(call, xs, o);
+  *ok = failure.empty();
+  TC_CHECK(failure.empty(), Runtime, failure);
+  TC_CAPI_END(name)
+}
+
+}  // namespace
+
+TC_API tc_status tc_gradcheck(bool* ok, tc_gradcheck_fn fn, void* user_data, const tc_tensor* inputs, size_t n,
+                              const tc_gradcheck_options* opts) {
+  return run_gradcheck(ok, fn, user_data, inputs, n, opts, "tc_gradcheck", false);
+}
+
+TC_API tc_status tc_gradgradcheck(bool* ok, tc_gradcheck_fn fn, void* user_data, const tc_tensor* inputs, size_t n,
+                                  const tc_gradcheck_options* opts) {
+  return run_gradcheck(ok, fn, user_data, inputs, n, opts, "tc_gradgradcheck", true);
 }

@@ -1,0 +1,172 @@
+// Custom functions from C (include/tensorc.h, "custom functions"): the C
+// callbacks wrapped around tc::autograd::apply_function.
+#include <memory>
+#include <string>
+
+#include "autograd/custom_function.h"
+#include "capi/handles.h"
+
+using tc::capi::new_handle;
+namespace ag = tc::autograd;
+
+struct tc_function_s {
+  std::shared_ptr<const ag::FunctionDef> def;
+  tc_function_forward_fn forward = nullptr;
+  void* payload = nullptr;
+};
+
+namespace {
+
+tc_function_ctx to_handle(ag::FunctionCtx& ctx) { return reinterpret_cast<tc_function_ctx>(&ctx); }
+ag::FunctionCtx& from_handle(tc_function_ctx h) { return *reinterpret_cast<ag::FunctionCtx*>(h); }
+
+tc_tensor borrowed(const tc::Tensor& t) { return reinterpret_cast<tc_tensor>(t.impl()); }
+
+// A callback's failure as an exception carrying its status and message.
+[[noreturn]] void rethrow_callback(tc_status st, const std::string& who) {
+  std::string msg = tc_last_error_code() == st ? tc_last_error_message() : "";
+  if (msg.empty()) msg = who + " failed with status " + std::to_string(int(st)) + " (" + tc_status_name(st) + ")";
+  const int code = st >= 1 && st <= 8 ? int(st) : int(tc::ErrorCode::Runtime);
+  throw tc::Error(static_cast<tc::ErrorCode>(code), msg);
+}
+
+ag::variable_list handles_to_tensors(const tc_tensor* hs, size_t n, const char* fn) {
+  TC_CHECK_ARG(hs || n == 0, fn, ": argument 'tensors' is NULL but 'n' is ", n);
+  ag::variable_list out;
+  for (size_t i = 0; i < n; ++i) out.push_back(hs[i] ? tc::capi::to_tensor(hs[i]) : tc::Tensor());
+  return out;
+}
+
+}  // namespace
+
+TC_API tc_status tc_function_create(tc_function* out, const char* name, tc_function_forward_fn forward,
+                                    tc_function_backward_fn backward, void* payload, void (*payload_destroy)(void*)) {
+  constexpr const char* fn = "tc_function_create";
+  TC_CAPI_BEGIN
+  TC_CAPI_NULL_CHECK(out, fn, "out");
+  TC_CAPI_NULL_CHECK(name, fn, "name");
+  TC_CAPI_NULL_CHECK(forward, fn, "forward");
+  TC_CAPI_NULL_CHECK(backward, fn, "backward");
+  auto def = std::make_shared<ag::FunctionDef>();
+  def->name = name;
+  const std::string who = std::string(name) + " backward";
+  def->backward = [backward, payload, who](ag::FunctionCtx& ctx, const ag::variable_list& grads) {
+    std::vector<tc_tensor> go;
+    for (const tc::Tensor& g : grads) go.push_back(borrowed(g));
+    std::vector<tc_tensor> gi(ctx.num_inputs(), nullptr);
+    tc_status st = backward(gi.data(), gi.size(), to_handle(ctx), go.data(), go.size(), payload);
+    ag::variable_list result;
+    for (tc_tensor h : gi)  // adopt every reference the callback handed over, even on failure
+      result.push_back(h ? tc::Tensor(tc::intrusive_ptr<tc::TensorImpl>::adopt(tc::capi::impl_of(h))) : tc::Tensor());
+    if (st != TC_OK) rethrow_callback(st, who);
+    return result;
+  };
+  auto* handle = new tc_function_s;
+  if (payload_destroy) def->on_destroy = [payload, payload_destroy] { payload_destroy(payload); };
+  handle->def = std::move(def);
+  handle->forward = forward;
+  handle->payload = payload;
+  // The forward callback and payload travel with the handle; the definition
+  // (and so the payload) outlives it while graphs use it.
+  *out = handle;
+  TC_CAPI_END(fn)
+}
+
+TC_API void tc_function_release(tc_function f) { delete f; }
+
+TC_API tc_status tc_function_apply(tc_tensor* outputs, size_t n_outputs, tc_function f, const tc_value* inputs,
+                                   size_t n_inputs) {
+  constexpr const char* fn = "tc_function_apply";
+  TC_CAPI_BEGIN
+  TC_CAPI_NULL_CHECK(outputs, fn, "outputs");
+  TC_CAPI_NULL_CHECK(f, fn, "f");
+  TC_CHECK_ARG(inputs || n_inputs == 0, fn, ": argument 'inputs' is NULL but 'n_inputs' is ", n_inputs);
+  ag::variable_list by_position;
+  for (size_t i = 0; i < n_inputs; ++i) {
+    const bool tensor = inputs[i].tag == TC_VALUE_TENSOR && inputs[i].u.tensor;
+    by_position.push_back(tensor ? tc::capi::to_tensor(inputs[i].u.tensor) : tc::Tensor());
+  }
+  const std::string who = f->def->name + " forward";
+  tc_function_forward_fn forward = f->forward;
+  void* payload = f->payload;
+  auto run = [&](ag::FunctionCtx& ctx) {
+    std::vector<tc_tensor> outs(n_outputs, nullptr);
+    tc_status st = forward(outs.data(), n_outputs, to_handle(ctx), inputs, n_inputs, payload);
+    ag::variable_list result;
+    for (tc_tensor h : outs)
+      result.push_back(h ? tc::Tensor(tc::intrusive_ptr<tc::TensorImpl>::adopt(tc::capi::impl_of(h))) : tc::Tensor());
+    if (st != TC_OK) rethrow_callback(st, who);
+    for (size_t i = 0; i < result.size(); ++i)
+      TC_CHECK(result[i].defined(), Runtime, f->def->name, ": forward left output ", i, " of ", n_outputs, " NULL");
+    return result;
+  };
+  ag::variable_list result = ag::apply_function(f->def, by_position, run);
+  for (size_t i = 0; i < n_outputs; ++i) outputs[i] = new_handle(std::move(result[i]));
+  TC_CAPI_END(fn)
+}
+
+TC_API tc_status tc_function_ctx_save_for_backward(tc_function_ctx ctx, const tc_tensor* tensors, size_t n) {
+  constexpr const char* fn = "tc_function_ctx_save_for_backward";
+  TC_CAPI_BEGIN
+  TC_CAPI_NULL_CHECK(ctx, fn, "ctx");
+  from_handle(ctx).save_for_backward(handles_to_tensors(tensors, n, fn));
+  TC_CAPI_END(fn)
+}
+
+TC_API tc_status tc_function_ctx_saved_tensors(tc_tensor* out, size_t capacity, size_t* n, tc_function_ctx ctx) {
+  constexpr const char* fn = "tc_function_ctx_saved_tensors";
+  TC_CAPI_BEGIN
+  TC_CAPI_NULL_CHECK(n, fn, "n");
+  TC_CAPI_NULL_CHECK(ctx, fn, "ctx");
+  TC_CHECK_ARG(out || capacity == 0, fn, ": argument 'out' is NULL but 'capacity' is ", capacity);
+  ag::variable_list saved = from_handle(ctx).saved_tensors();
+  *n = saved.size();
+  if (saved.size() <= capacity)
+    for (size_t i = 0; i < saved.size(); ++i) out[i] = new_handle(std::move(saved[i]));
+  TC_CAPI_END(fn)
+}
+
+TC_API tc_status tc_function_ctx_mark_dirty(tc_function_ctx ctx, const tc_tensor* tensors, size_t n) {
+  constexpr const char* fn = "tc_function_ctx_mark_dirty";
+  TC_CAPI_BEGIN
+  TC_CAPI_NULL_CHECK(ctx, fn, "ctx");
+  from_handle(ctx).mark_dirty(handles_to_tensors(tensors, n, fn));
+  TC_CAPI_END(fn)
+}
+
+TC_API tc_status tc_function_ctx_mark_non_differentiable(tc_function_ctx ctx, const tc_tensor* tensors, size_t n) {
+  constexpr const char* fn = "tc_function_ctx_mark_non_differentiable";
+  TC_CAPI_BEGIN
+  TC_CAPI_NULL_CHECK(ctx, fn, "ctx");
+  from_handle(ctx).mark_non_differentiable(handles_to_tensors(tensors, n, fn));
+  TC_CAPI_END(fn)
+}
+
+TC_API tc_status tc_function_ctx_needs_input_grad(bool* out, tc_function_ctx ctx, size_t index) {
+  constexpr const char* fn = "tc_function_ctx_needs_input_grad";
+  TC_CAPI_BEGIN
+  TC_CAPI_NULL_CHECK(out, fn, "out");
+  TC_CAPI_NULL_CHECK(ctx, fn, "ctx");
+  const ag::FunctionCtx& c = from_handle(ctx);
+  TC_CHECK_INDEX(index < c.num_inputs(), fn, ": argument 'index' is ", index, " but the function has ",
+                 c.num_inputs(), " inputs");
+  *out = c.needs_input_grad(index);
+  TC_CAPI_END(fn)
+}
+
+TC_API tc_status tc_function_ctx_set_state(tc_function_ctx ctx, void* state, void (*destroy)(void*)) {
+  constexpr const char* fn = "tc_function_ctx_set_state";
+  TC_CAPI_BEGIN
+  TC_CAPI_NULL_CHECK(ctx, fn, "ctx");
+  from_handle(ctx).set_state(state, destroy);
+  TC_CAPI_END(fn)
+}
+
+TC_API tc_status tc_function_ctx_state(void** out, tc_function_ctx ctx) {
+  constexpr const char* fn = "tc_function_ctx_state";
+  TC_CAPI_BEGIN
+  TC_CAPI_NULL_CHECK(out, fn, "out");
+  TC_CAPI_NULL_CHECK(ctx, fn, "ctx");
+  *out = from_handle(ctx).state();
+  TC_CAPI_END(fn)
+}
