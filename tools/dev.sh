@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tensorc's one entry point for a fresh Debian 12 machine.
-#   tools/dev.sh demo    install what is missing, build, run the main example
+#   tools/dev.sh demo    install what is missing, build, train the digits MLP (examples/train_digits.c)
 #   tools/dev.sh test    install what is missing, build, run every test suite,
 #                        then all of them again under AddressSanitizer + UBSan
 #   tools/dev.sh asan    only the AddressSanitizer + UBSan pass
@@ -50,7 +50,7 @@ case "${1:-}" in
   demo)
     install_missing "${PACKAGES[@]}"
     configure_and_build build
-    ./build/examples/tensorc_demo "${@:2}"
+    ./build/examples/train_digits "${@:2}"  # default data: examples/data/digits.csv.gz
     ;;
   test)
     install_missing "${PACKAGES[@]}"
