@@ -8,7 +8,7 @@
 set -euo pipefail
 BUILD=${1:?usage: bench/run_all.sh <build-dir>}
 BIN=$BUILD/bench
-for b in bench_dispatch bench_elementwise bench_gemm bench_gemm_torch_alone; do
+for b in bench_dispatch bench_elementwise bench_gemm bench_gemm_torch_alone bench_autograd; do
   if [[ ! -x $BIN/$b ]]; then
     echo "missing $BIN/$b: configure with -DTC_BUILD_BENCH=ON and build (tools/dev.sh bench)" >&2
     exit 2
@@ -80,6 +80,13 @@ echo "## 3. GEMM (square, row-major), GFLOP/s"
 echo
 for t in $THREADS; do
   run "$t" bench_gemm --threads "$t"
+  echo
+done
+
+echo "## 4. Autograd"
+echo
+for t in $THREADS; do
+  run "$t" bench_autograd --threads "$t"
   echo
 done
 
