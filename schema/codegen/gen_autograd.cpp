@@ -21,8 +21,6 @@ std::string camel(const std::string& name) {
   return out;
 }
 
-bool is_float_type_return(const Return& r) { return r.type.base == BaseType::Tensor; }
-
 // What one entry's formulas use.
 struct Uses {
   std::set<std::string> tensors;        // inputs saved whole
@@ -432,8 +430,11 @@ std::string gen_autograd_source(const Model& m, const Derivatives& d) {
     << "bool any_output_needed(const Node& n, size_t first, size_t count) {\n"
     << "  for (size_t i = first; i < first + count; ++i)\n    if (n.should_compute_output(i)) return true;\n"
     << "  return false;\n}\n\n";
-  for (const auto& ni : p.nodes) emit_node_class(w, ni);
-  for (const auto& ni : p.nodes) emit_apply(w, ni);
+  // Non-differentiable entries record nothing: no node class.
+  for (const auto& ni : p.nodes)
+    if (!ni.d->non_differentiable) emit_node_class(w, ni);
+  for (const auto& ni : p.nodes)
+    if (!ni.d->non_differentiable) emit_apply(w, ni);
   w << "}  // namespace\n\n";
   for (const auto& [op, node] : p.kernels) emit_kernel(w, *op, p.nodes[node]);
   w << "}  // namespace tc::autograd::generated\n";

@@ -29,7 +29,12 @@ struct CParam {
 std::vector<CParam> c_params(const Argument& a) {
   const Type& t = a.type;
   const std::string& n = a.name;
-  std::string dflt = a.default_value ? " (NULL: default " + *a.default_value + ")" : t.optional ? " (NULL: None)" : "";
+  std::string shown = a.default_value ? *a.default_value : "";
+  if (t.base == BaseType::Int && !t.is_list && a.default_value) {  // a named constant: give its value too
+    const std::optional<int64_t> v = schema::int_default_value(shown);
+    if (v && std::to_string(*v) != shown) shown += " = " + std::to_string(*v);
+  }
+  std::string dflt = a.default_value ? " (NULL: default " + shown + ")" : t.optional ? " (NULL: None)" : "";
   if (t.base == BaseType::Tensor) {
     if (t.is_list)
       return {{"const tc_tensor* " + n, n + ": borrowed array of " + std::string(t.elem_optional ? "tensors or NULL" : "tensors")},

@@ -134,7 +134,10 @@ std::string cpp_default(const Argument& a) {
   }
   switch (t.base) {
     case BaseType::Bool: return bool_text(v);
-    case BaseType::Int: return v;
+    case BaseType::Int: {
+      const std::optional<int64_t> i = schema::int_default_value(v);  // `Mean` is 1 (at::Reduction::Mean)
+      return i ? std::to_string(*i) : v;
+    }
     case BaseType::Float: return v.find_first_of(".e") == std::string::npos ? v + ".0" : v;
     case BaseType::Str: {
       std::string body = v.substr(1, v.size() - 2);

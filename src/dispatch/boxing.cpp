@@ -48,7 +48,11 @@ IValue default_ivalue(const schema::Argument& a, const std::string& op) {
   }
   switch (t.base) {
     case BaseType::Bool: return IValue(v == "True");
-    case BaseType::Int: return IValue(int64_t(std::strtoll(v.c_str(), nullptr, 10)));
+    case BaseType::Int: {
+      const std::optional<int64_t> i = schema::int_default_value(v);  // a literal or a name such as Mean
+      TC_CHECK_ARG(i.has_value(), op, ": unsupported default '", v, "' for argument '", a.name, "'");
+      return IValue(*i);
+    }
     case BaseType::Float: return IValue(std::strtod(v.c_str(), nullptr));
     case BaseType::Str: return IValue(v.substr(1, v.size() - 2));
     case BaseType::Scalar:

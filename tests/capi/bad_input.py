@@ -104,13 +104,37 @@ INT_VALUES = {
     "randint": {"high": 10},
     "randint.low": {"high": 10},
     "randperm": {"n": 4},
+    "embedding_dense_backward": {"num_weights": 3},
 }
-LIST_VALUES = {"size": [2, 2], "stride": [2, 1], "shape": [4], "dims": [1, 0], "dim": [0], "split_sizes": [1, 1]}
+LIST_VALUES = {"size": [2, 2], "stride": [2, 1], "shape": [4], "dims": [1, 0], "dim": [0], "split_sizes": [1, 1],
+               "normalized_shape": [2]}
 # Optional Scalars that must not all be None (clamp needs a min or a max).
 SCALAR_PTR_VALUES = {"clamp": {"min": 0}, "clamp_": {"min": 0}, "clamp.out": {"min": 0}}
 
 
+# Tensor arguments of the nn ops that need another shape or dtype than a
+# (2, 2) float32 tensor: {op name: {argument: (shape, dtype)}}. Integer
+# tensors hold 1, 2, ...: class / row indices below 3.
+_CLASSES = {"self": ((2, 3), tc.FLOAT32), "target": ((2,), tc.INT64), "weight": ((3,), tc.FLOAT32)}
+_LAYER_NORM = {"weight": ((2,), tc.FLOAT32), "bias": ((2,), tc.FLOAT32), "mean": ((2, 1), tc.FLOAT32),
+               "rstd": ((2, 1), tc.FLOAT32)}
+TENSOR_VALUES = {
+    "nll_loss_forward": _CLASSES,
+    "nll_loss_backward": dict(_CLASSES, grad_output=((2,), tc.FLOAT32), total_weight=((), tc.FLOAT32)),
+    "nll_loss": _CLASSES,
+    "cross_entropy_loss": _CLASSES,
+    "native_dropout_backward": {"mask": ((2, 2), tc.BOOL)},
+    "native_layer_norm": _LAYER_NORM,
+    "native_layer_norm_backward": _LAYER_NORM,
+    "layer_norm": _LAYER_NORM,
+    "embedding": {"weight": ((3, 2), tc.FLOAT32), "indices": ((2,), tc.INT64)},
+    "embedding_dense_backward": {"indices": ((2,), tc.INT64)},
+}
+
+
 def tensor_dtype(sig, pname):
+    if pname in TENSOR_VALUES.get(sig.name, {}):
+        return TENSOR_VALUES[sig.name][pname][1]
     if sig.name.startswith("bitwise_"):
         return tc.INT64  # bitwise ops take integral or bool tensors only
     if sig.name == "where" and pname == "condition":
@@ -119,6 +143,8 @@ def tensor_dtype(sig, pname):
 
 
 def tensor_shape(sig, pname):
+    if pname in TENSOR_VALUES.get(sig.name, {}):
+        return TENSOR_VALUES[sig.name][pname][0]
     if sig.name == "bmm":
         return (2, 2, 2)
     if sig.name in ("fill", "fill_") and pname == "value":
@@ -142,6 +168,8 @@ def valid_values(sig):
             vals[n] = None if (p.has_default or p.type.optional) else list(LIST_VALUES.get(n, [0]))
         elif k in ("float", "bool"):
             vals[n] = 0.0 if k == "float" else False
+        elif k == "bool_list":  # e.g. bool[3] output_mask: every output
+            vals[n] = None if (p.has_default or p.type.optional) else [True] * (p.type.list_n or 1)
         elif k == "scalar":
             vals[n] = (tc.SCALAR_INT, 1)
         elif k == "scalar_ptr":

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codegen/native_functions.h"
+#include "dispatch/boxing.h"
 #include "dispatch/schema/parser.h"
 
 namespace {
@@ -101,6 +102,10 @@ const char* const kCanonicalSignatures[] = {
     "mutable_view(Tensor(a! -> *) self) -> Tensor(a)[]",
     "device_of(Tensor self) -> Device",
     "zeros(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor",
+    // ATen's named int constant (at::Reduction), kept as written.
+    "nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100) -> Tensor",
+    "mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor",
+    "sum_loss(Tensor self, int? reduction=Sum) -> Tensor",
 };
 
 TEST(SchemaParse, CanonicalSignaturesRoundTrip) {
@@ -225,6 +230,26 @@ TEST(SchemaParse, DefaultsKeepSourceText) {
   EXPECT_FALSE(nll.arguments[0].default_value.has_value());
   EXPECT_EQ(parse_ok("f(int[2] stride=[]) -> ()").arguments[0].default_value, "[]");
   EXPECT_EQ(parse_ok("f(int[1] dim=1) -> ()").arguments[0].default_value, "1");
+  EXPECT_EQ(parse_ok("f(int reduction=Mean) -> ()").arguments[0].default_value, "Mean");
+}
+
+// The value behind an int default's text: literals, and ATen's Reduction names.
+TEST(SchemaParse, IntDefaultValues) {
+  EXPECT_EQ(int_default_value("Mean"), 1);
+  EXPECT_EQ(int_default_value("Sum"), 2);
+  EXPECT_EQ(int_default_value("0"), 0);
+  EXPECT_EQ(int_default_value("-100"), -100);
+  EXPECT_EQ(int_default_value("None"), std::nullopt);
+  EXPECT_EQ(int_default_value("mean"), std::nullopt);
+  EXPECT_EQ(int_default_value("1.5"), std::nullopt);
+  EXPECT_EQ(int_default_value("-"), std::nullopt);
+  EXPECT_EQ(int_default_value(""), std::nullopt);
+  // Boxed calls (tc_op_call, C-registered kernels) fill the same values in.
+  const auto mse = parse_ok("mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor");
+  EXPECT_EQ(tc::default_ivalue(mse.arguments[2], "mse_loss").to_int(), 1);
+  const auto sum = parse_ok("f(int reduction=Sum, int other=-3) -> ()");
+  EXPECT_EQ(tc::default_ivalue(sum.arguments[0], "f").to_int(), 2);
+  EXPECT_EQ(tc::default_ivalue(sum.arguments[1], "f").to_int(), -3);
 }
 
 // ---------------------------------------------------------------------------
@@ -275,6 +300,11 @@ const InvalidSignature kInvalidSignatures[] = {
     {"add(str s=mean) -> Tensor", "bad-default", 0},
     {"add(int x=1.5) -> ()", "bad-default", 0},
     {"add(Tensor[] xs=[1]) -> ()", "bad-default", 0},
+    {"add(int x=Meen) -> ()", "bad-default", 11},
+    {"add(float f=Mean) -> ()", "bad-default", 0},
+    {"add(int[] x=[Mean]) -> ()", "bad-default", 0},
+    {"add(int[1] x=Mean) -> ()", "bad-default", 0},
+    {"add(str s=Mean) -> ()", "bad-default", 0},
     // default-order
     {"add(Tensor self, int a=1, int b) -> Tensor", "default-order", 27},
     // duplicate-arg

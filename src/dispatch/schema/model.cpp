@@ -2,6 +2,8 @@
 // schema parsed from canonical text prints back to exactly that text.
 #include "dispatch/schema/model.h"
 
+#include <cstdlib>
+
 namespace tc::schema {
 namespace {
 
@@ -30,6 +32,17 @@ const char* base_type_name(BaseType b) {
   for (const auto& s : kBaseTypes)
     if (s.base == b) return s.name;
   return "?";
+}
+
+std::optional<int64_t> int_default_value(std::string_view text) {
+  if (text == "Mean") return 1;  // at::Reduction::Mean
+  if (text == "Sum") return 2;   // at::Reduction::Sum
+  std::string_view digits = text;
+  if (!digits.empty() && digits[0] == '-') digits.remove_prefix(1);
+  if (digits.empty()) return std::nullopt;
+  for (char c : digits)
+    if (c < '0' || c > '9') return std::nullopt;
+  return std::strtoll(std::string(text).c_str(), nullptr, 10);
 }
 
 std::optional<BaseType> base_type_from_name(std::string_view name) {

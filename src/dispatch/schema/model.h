@@ -24,6 +24,12 @@ enum class BaseType {
 const char* base_type_name(BaseType b);  // spelling in schema text
 std::optional<BaseType> base_type_from_name(std::string_view name);  // inverse; nullopt if unknown
 
+// The value of an `int` default written as source text: an integer literal,
+// or one of the named constants ATen's schemas use, the loss reductions of
+// at::Reduction (`int reduction=Mean`): Mean = 1, Sum = 2 (None = 0 is not a
+// name here: `None` is the default of optional types). nullopt if neither.
+std::optional<int64_t> int_default_value(std::string_view text);
+
 struct Type {
   BaseType base = BaseType::Tensor;
   bool is_list = false;                 // T[] or T[N]
@@ -50,7 +56,7 @@ struct Argument {
   std::string name;
   Type type;
   std::optional<Annotation> annotation;  // Tensor(a!) self
-  std::optional<std::string> default_value;  // source text: "1", "None", "[]", "True", "\"mean\"", "-100"
+  std::optional<std::string> default_value;  // source text: "1", "None", "[]", "True", "\"mean\"", "-100", "Mean"
   bool kwarg_only = false;
   bool is_write() const { return annotation && annotation->is_write; }  // Tensor(a!)
   std::string str() const;  // "Tensor(a!) out", "Scalar alpha=1"

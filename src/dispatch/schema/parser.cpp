@@ -90,7 +90,11 @@ bool scalar_default_fits(BaseType base, std::string_view s) {
 // Validates `raw` against `type`; returns the canonical spelling or nullopt.
 std::optional<std::string> canonical_default(const Type& type, std::string_view raw) {
   if (raw == "None") return type.optional ? std::optional<std::string>("None") : std::nullopt;
-  if (!type.is_list) return scalar_default_fits(type.base, raw) ? std::optional<std::string>(raw) : std::nullopt;
+  if (!type.is_list) {
+    // A plain int also takes ATen's named constants (`int reduction=Mean`).
+    const bool named = type.base == BaseType::Int && !is_int_literal(raw) && int_default_value(raw).has_value();
+    return scalar_default_fits(type.base, raw) || named ? std::optional<std::string>(raw) : std::nullopt;
+  }
   if (raw.front() != '[') {
     // A bare int broadcasts over a fixed-size int list: `int[2] padding=0`.
     const bool ok = type.base == BaseType::Int && type.list_size && is_int_literal(raw);

@@ -26,7 +26,9 @@ namespace tc::schema {
 // sets and it returns nothing or exactly them, in order; an overload "out" or
 // "*_out" must be an out function; an in-place op returns nothing or its self
 // (all out-annotation / inplace-self). ScalarType, Device and Generator take no
-// default but None. Whitespace is free; str() prints the canonical spelling.
+// default but None. An `int` (not a list) default may also be one of ATen's
+// named constants, Mean or Sum (see int_default_value); it keeps its source
+// text. Whitespace is free; str() prints the canonical spelling.
 std::variant<FunctionSchema, SchemaError> parse_schema(std::string_view text);
 
 // Throwing convenience: throws std::invalid_argument("rule: message (column N)").

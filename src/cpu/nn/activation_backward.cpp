@@ -1,0 +1,111 @@
+// Pointwise backward helpers of activations (CPU), ATen's formulas on the
+// element-loop planner (broadcasting and type promotion as a binary op):
+//   threshold_backward: self <= threshold ? 0 : grad_output   (relu's backward)
+//   sigmoid_backward:   grad_output * (1 - output) * output    (output = sigmoid(x))
+//   tanh_backward:      grad_output * (1 - output^2)           (output = tanh(x))
+//   gelu_backward:      grad_output * d gelu(self) / d self, exact or tanh
+// float16/bfloat16 compute in float.
+#include <cmath>
+#include <string_view>
+
+#include "core/iter.h"
+#include "core/tensor.h"
+#include "cpu/loops.h"
+#include "tensorc_gen/native_functions.h"  // checks the kernels match the schema
+
+namespace tc::native {
+namespace {
+
+using cpu::cpu_kernel;
+using cpu::opmath_t;
+
+// out = f(grad_output, other) with the common dtype of both; `floating`
+// restricts it to floating dtypes.
+template <class Body>
+Tensor binary_backward(const Tensor& grad_output, const Tensor& other, const char* other_name, bool floating,
+                       const char* name, Body body) {
+  Tensor out;
+  TensorIter it(name);
+  it.add_output(out).add_input(grad_output).add_input(other).promote_inputs();
+  it.build();
+  const ScalarType dt = it.common_dtype();
+  TC_CHECK_TYPE(!floating || is_floating(dt), name, ": arguments 'grad_output' and '", other_name,
+                "' expected floating point tensors, got ", grad_output.dtype(), " and ", other.dtype());
+  TC_CHECK_TYPE(dt != ScalarType::Bool, name, ": arguments 'grad_output' and '", other_name,
+                "' expected numeric tensors, got bool");
+  body(it, dt);
+  return out;
+}
+
+}  // namespace
+
+Tensor threshold_backward_cpu(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
+  const char* name = "threshold_backward";
+  return binary_backward(grad_output, self, "self", false, name, [&](TensorIter& it, ScalarType dt) {
+    TC_DISPATCH_ALL_TYPES(dt, name, [&] {
+      using acc = opmath_t<scalar_t>;
+      const acc th = threshold.to<acc>();
+      cpu_kernel(it, [th](scalar_t g, scalar_t x) -> scalar_t { return acc(x) <= th ? scalar_t(0) : g; });
+    });
+  });
+}
+
+Tensor sigmoid_backward_cpu(const Tensor& grad_output, const Tensor& output) {
+  const char* name = "sigmoid_backward";
+  return binary_backward(grad_output, output, "output", true, name, [&](TensorIter& it, ScalarType dt) {
+    TC_DISPATCH_FLOATING_TYPES(dt, name, [&] {
+      using acc = opmath_t<scalar_t>;
+      cpu_kernel(it, [](scalar_t g, scalar_t y) -> scalar_t { return acc(g) * (acc(1) - acc(y)) * acc(y); });
+    });
+  });
+}
+
+Tensor tanh_backward_cpu(const Tensor& grad_output, const Tensor& output) {
+  const char* name = "tanh_backward";
+  return binary_backward(grad_output, output, "output", true, name, [&](TensorIter& it, ScalarType dt) {
+    TC_DISPATCH_FLOATING_TYPES(dt, name, [&] {
+      using acc = opmath_t<scalar_t>;
+      cpu_kernel(it, [](scalar_t g, scalar_t y) -> scalar_t { return acc(g) * (acc(1) - acc(y) * acc(y)); });
+    });
+  });
+}
+
+Tensor gelu_backward_cpu(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
+  const char* name = "gelu_backward";
+  const bool tanh_approx = approximate == "tanh";
+  TC_CHECK_ARG(tanh_approx || approximate == "none", name,
+               ": argument 'approximate' must be either 'none' or 'tanh', got '", approximate, "'");
+  return binary_backward(grad_output, self, "self", true, name, [&](TensorIter& it, ScalarType dt) {
+    TC_DISPATCH_FLOATING_TYPES(dt, name, [&] {
+      using acc = opmath_t<scalar_t>;
+      if (tanh_approx) {
+        // d/dx [x/2 (1 + tanh(u))], u = beta (x + kappa x^3)
+        const acc beta = acc(M_SQRT2 * M_2_SQRTPI * 0.5), kappa = acc(0.044715);
+        cpu_kernel(
+            it,
+            [beta, kappa](scalar_t gs, scalar_t xs) -> scalar_t {
+              const acc x = xs, x2 = x * x;
+              const acc t = std::tanh(beta * (x + kappa * x2 * x));
+              const acc left = acc(0.5) * x, right = acc(1) + t;
+              const acc dright = left * (acc(1) - t * t) * beta * (acc(1) + acc(3) * kappa * x2);
+              return acc(gs) * (acc(0.5) * right + dright);
+            },
+            cpu::kTranscendentalGrain);
+      } else {
+        // d/dx [x Phi(x)] = Phi(x) + x phi(x)
+        const acc inv_sqrt2 = acc(M_SQRT1_2), inv_sqrt_2pi = acc(M_2_SQRTPI * M_SQRT1_2 * 0.5);
+        cpu_kernel(
+            it,
+            [inv_sqrt2, inv_sqrt_2pi](scalar_t gs, scalar_t xs) -> scalar_t {
+              const acc x = xs;
+              const acc cdf = acc(0.5) * (acc(1) + std::erf(x * inv_sqrt2));
+              const acc pdf = inv_sqrt_2pi * std::exp(acc(-0.5) * x * x);
+              return acc(gs) * (cdf + x * pdf);
+            },
+            cpu::kTranscendentalGrain);
+      }
+    });
+  });
+}
+
+}  // namespace tc::native
