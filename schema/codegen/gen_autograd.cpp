@@ -180,24 +180,29 @@ Plan make_plan(const Model& m, const Derivatives& d) {
     p.node_of[e.name] = p.nodes.size();
     p.nodes.push_back(analyse(e, cls));
   }
+  // An in-place op uses the formulas of the functional op with its base name
+  // and the same arguments (add_.Tensor -> add.Tensor, pow_.Scalar ->
+  // pow.Tensor_Scalar).
+  auto same_arguments = [](const FunctionSchema& a, const FunctionSchema& b) {
+    if (a.arguments.size() != b.arguments.size()) return false;
+    for (size_t i = 0; i < a.arguments.size(); ++i)
+      if (a.arguments[i].name != b.arguments[i].name || a.arguments[i].type.str() != b.arguments[i].type.str())
+        return false;
+    return true;
+  };
   for (const OpInfo& op : m.ops) {
     const FunctionSchema& s = op.nf->func;
     if (s.kind() == SchemaKind::Out) continue;
-    std::string functional = op.qualified;
+    auto it = p.node_of.end();
     if (s.kind() == SchemaKind::Inplace) {
-      functional = s.name.base_name() + (s.name.overload.empty() ? "" : "." + s.name.overload);
+      for (auto cand = p.node_of.begin(); cand != p.node_of.end(); ++cand) {
+        const FunctionSchema& f = p.nodes[cand->second].d->op->nf->func;
+        if (f.name.name == s.name.base_name() && same_arguments(f, s)) it = cand;
+      }
+    } else {
+      it = p.node_of.find(op.qualified);
     }
-    auto it = p.node_of.find(functional);
     if (it == p.node_of.end()) continue;
-    if (s.kind() == SchemaKind::Inplace) {
-      // The in-place sibling must take the same arguments.
-      const FunctionSchema& f = p.nodes[it->second].d->op->nf->func;
-      if (f.arguments.size() != s.arguments.size()) continue;
-      bool same = true;
-      for (size_t i = 0; i < s.arguments.size(); ++i)
-        same &= s.arguments[i].name == f.arguments[i].name && s.arguments[i].type.str() == f.arguments[i].type.str();
-      if (!same) continue;
-    }
     p.kernels.push_back({&op, it->second});
   }
   return p;
@@ -341,9 +346,9 @@ void emit_kernel(Writer& w, const OpInfo& op, const NodeInfo& ni) {
     } else if (a->type.optional) {
       w << "    if (" << t << ") n->" << t << "_ = SavedVariable(*" << t << ", false);\n";
     } else if (inplace && t == "self") {
-      // The formula needs self's value before this op overwrites it.
-      w << "    {\n      ExcludeDispatchKeyGuard below_(DispatchKey::Autograd);\n"
-        << "      n->self_ = SavedVariable(tc::clone(self), false);\n    }\n";
+      // The formula needs self's value before this op overwrites it: a clone
+      // with history (CloneBackward), so second derivatives through it work.
+      w << "    n->self_ = SavedVariable(tc::clone(self), false);\n";
     } else {
       w << "    n->" << t << "_ = SavedVariable(" << t << ", false);\n";
     }

@@ -84,22 +84,30 @@ Tensor mean_backward(const Tensor& grad, IntArrayRef sizes, std::optional<IntArr
 
 Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result, std::optional<int64_t> dim,
                      bool keepdim) {
-  // d prod / d x_i = product of the others: result / x_i without zeros; with
-  // exactly one zero in the slice, the product of the non-zeros at the zero.
+  // d prod / d x_i = the product of the others in x_i's slice, written so that
+  // it is itself differentiable (create_graph), zeros included:
+  //  - x_i != 0: result / x_i (0 when the slice has a zero; its derivative
+  //    flows through result, which is right);
+  //  - x_i == 0: the product of the slice's non-zeros times that of its other
+  //    zeros: 1 when x_i is the only zero, the other zero itself (value 0,
+  //    derivative 1) when there are two, 0 with more (exact to second order).
   std::vector<int64_t> dims;
   if (dim) dims.push_back(*dim);
   std::optional<IntArrayRef> d = dim ? std::optional<IntArrayRef>(IntArrayRef(dims)) : std::nullopt;
   const bool kd = dim ? keepdim : false;
+  auto slice_sum = [&](const Tensor& t) { return dim ? tc::sum(t, IntArrayRef(dims), true) : tc::sum(t); };
   Tensor g = unsqueeze_reduced(grad, self.sizes(), d, kd);
   Tensor r = unsqueeze_reduced(result, self.sizes(), d, kd);
   Tensor is_zero = tc::eq(self, Scalar(0.0));
+  Tensor zero = tc::zeros_like(self);
   Tensor safe = tc::where(is_zero, tc::ones_like(self), self);
-  Tensor zeros_in_slice = dim ? tc::sum(is_zero, IntArrayRef(dims), true) : tc::sum(is_zero);
+  Tensor zeros_in_slice = slice_sum(is_zero);
   Tensor nz_prod = dim ? tc::prod(safe, *dim, true) : tc::prod(safe);
-  Tensor no_zero = tc::div(r, safe);
-  Tensor one_zero = tc::where(tc::logical_and(is_zero, tc::eq(zeros_in_slice, Scalar(int64_t(1)))), nz_prod,
-                              tc::zeros_like(self));
-  return tc::mul(g, tc::where(tc::eq(zeros_in_slice, Scalar(int64_t(0))), no_zero, one_zero));
+  Tensor at_nonzero = tc::div(r, safe);
+  Tensor other_zero = tc::sub(slice_sum(tc::where(is_zero, self, zero)), self);  // with two zeros
+  Tensor other_zeros = tc::where(tc::eq(zeros_in_slice, Scalar(int64_t(1))), tc::ones_like(self),
+                                 tc::where(tc::eq(zeros_in_slice, Scalar(int64_t(2))), other_zero, zero));
+  return tc::mul(g, tc::where(is_zero, tc::mul(nz_prod, other_zeros), at_nonzero));
 }
 
 Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result,

@@ -72,11 +72,9 @@ std::string gradcheck(const DifferentiableFn& fn, const variable_list& inputs, c
         diff_index.push_back(k);
       }
     for (int64_t e = 0; e < n_out; ++e) {
-      Tensor go = tc::zeros_like(outs[o]);
-      {
-        NoGradGuard g;
-        write_scalar(static_cast<char*>(go.data_ptr()) + e * int64_t(go.element_size()), go.dtype(), Scalar(1.0));
-      }
+      // One-hot at logical element e (contiguous, whatever the output's strides).
+      Tensor go = tc::zeros(outs[o].sizes(), outs[o].dtype(), outs[o].device());
+      write_scalar(static_cast<char*>(go.data_ptr()) + e * int64_t(go.element_size()), go.dtype(), Scalar(1.0));
       variable_list fresh = floating_outputs(fn(inputs));
       if (fresh[o].requires_grad()) rows.push_back(grad({fresh[o]}, diff_inputs, {go}, false, false, true));
       else rows.push_back(variable_list(diff_inputs.size()));  // a constant output: all zero
