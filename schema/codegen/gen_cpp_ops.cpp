@@ -43,7 +43,10 @@ std::string unbox_return(const FunctionSchema& s, size_t i, const std::string& v
     return a ? a->name : "/*no aliased argument*/";
   }
   const Type& t = r.type;
-  if (t.base == BaseType::Tensor) return t.is_list ? v + ".to_tensor_list()" : v + ".to_tensor()";
+  // A returned Tensor may be undefined (boxed as None), e.g. a masked-off
+  // gradient of native_layer_norm_backward.
+  if (t.base == BaseType::Tensor)
+    return t.is_list ? v + ".to_tensor_list()" : v + ".to_optional_tensor().value_or(Tensor())";
   switch (t.base) {
     case BaseType::Int: return v + ".to_int()";
     case BaseType::Float: return v + ".to_double()";

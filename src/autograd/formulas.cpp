@@ -214,8 +214,6 @@ Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view ap
   return tc::mul(grad, tc::add(cdf, tc::mul(self, pdf)));
 }
 
-Tensor relu_backward(const Tensor& grad, const Tensor& result) { return tc::mul(grad, tc::gt(result, Scalar(0))); }
-
 Tensor div_mode_backward_self(const Tensor& grad, const Tensor& other, std::optional<std::string_view> mode) {
   return mode ? tc::zeros_like(grad) : tc::div(grad, other);
 }
@@ -291,6 +289,81 @@ std::vector<Tensor> stack_backward(const Tensor& grad, size_t count, int64_t dim
   std::vector<Tensor> parts = tc::unbind(grad, wrap_dim(dim, grad.dim()));
   parts.resize(count);
   return parts;
+}
+
+
+// ---- neural-network ops ----
+
+std::vector<bool> mask_vector(const std::array<bool, 3>& m) { return {m[0], m[1], m[2]}; }
+
+Tensor softmax_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output, int64_t dim) {
+  // d/d output of output * (g - sum(g * output)) applied to grad.
+  Tensor s = tc::sum(tc::mul(grad_output, output), IntArrayRef(dim), true);
+  Tensor gs = tc::sum(tc::mul(grad, output), IntArrayRef(dim), true);
+  return tc::sub(tc::mul(grad, tc::sub(grad_output, s)), tc::mul(grad_output, gs));
+}
+
+Tensor log_softmax_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output,
+                                   int64_t dim) {
+  // d/d output of g - exp(output) * sum(g) applied to grad.
+  return tc::neg(tc::mul(tc::mul(grad, tc::exp(output)), tc::sum(grad_output, IntArrayRef(dim), true)));
+}
+
+namespace {
+// Reduction codes as ATen's: 0 none, 1 mean, 2 sum.
+Tensor reduce_like_loss(const Tensor& t, int64_t reduction) {
+  if (reduction == 1) return tc::mean(t);
+  if (reduction == 2) return tc::sum(t);
+  return t;
+}
+}  // namespace
+
+Tensor mse_loss_double_backward_grad_output(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                            int64_t reduction) {
+  return reduce_like_loss(tc::mul(tc::mul(grad, tc::sub(self, target)), Scalar(2.0)), reduction);
+}
+
+Tensor mse_loss_double_backward(const Tensor& grad, const Tensor& grad_output, int64_t reduction, int64_t numel) {
+  Tensor g = tc::mul(tc::mul(grad, grad_output), Scalar(2.0));
+  return reduction == 1 ? tc::div(g, Scalar(double(numel))) : g;
+}
+
+Tensor bce_with_logits_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight,
+                                int64_t reduction) {
+  // d/dx: sigmoid(x) * (1 + (pw - 1) * t) - pw * t  (pw = 1 without pos_weight)
+  Tensor sig = tc::sigmoid(self);
+  Tensor d;
+  if (pos_weight) {
+    Tensor pt = tc::mul(*pos_weight, target);
+    d = tc::sub(tc::mul(sig, tc::add(tc::sub(pt, target), Scalar(1.0))), pt);
+  } else {
+    d = tc::sub(sig, target);
+  }
+  if (weight) d = tc::mul(d, *weight);
+  d = tc::mul(d, grad);
+  return reduction == 1 ? tc::div(d, Scalar(double(self.numel()))) : d;
+}
+
+Tensor bce_with_logits_target_backward(const Tensor& grad, const Tensor& self, const std::optional<Tensor>& weight,
+                                       const std::optional<Tensor>& pos_weight, int64_t reduction) {
+  // loss = (1 - t) x + (1 + (pw - 1) t) softplus(-x) -> d/dt = -x + (pw - 1) softplus(-x)
+  Tensor d = tc::neg(self);
+  if (pos_weight) {
+    // softplus(-x) = log1p(exp(-|x|)) + max(-x, 0)
+    Tensor sp = tc::add(tc::log1p(tc::exp(tc::neg(tc::abs(self)))), tc::clamp_min(tc::neg(self), Scalar(0.0)));
+    d = tc::add(d, tc::mul(tc::sub(*pos_weight, Scalar(1.0)), sp));
+  }
+  if (weight) d = tc::mul(d, *weight);
+  d = tc::mul(d, grad);
+  return reduction == 1 ? tc::div(d, Scalar(double(self.numel()))) : d;
+}
+
+Tensor native_dropout_backward_differentiable(const Tensor& grad, const Tensor& mask, double p,
+                                              std::optional<bool> train) {
+  const bool training = train.value_or(true);
+  const double scale = !training ? 1.0 : (p == 1.0 ? 0.0 : 1.0 / (1.0 - p));
+  return tc::mul(tc::mul(grad, mask), Scalar(scale));
 }
 
 }  // namespace tc::autograd::formulas

@@ -1,6 +1,7 @@
 // Helpers that schema/derivatives.yaml formulas call. Written with tc:: ops
 // only, so every gradient is itself differentiable (create_graph).
 #pragma once
+#include <array>
 #include <cmath>
 #include <optional>
 #include <string_view>
@@ -59,7 +60,6 @@ Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optiona
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Tensor>& min,
                       const std::optional<Tensor>& max);
 Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view approximate);
-Tensor relu_backward(const Tensor& grad, const Tensor& result);
 Tensor div_mode_backward_self(const Tensor& grad, const Tensor& other, std::optional<std::string_view> mode);
 Tensor div_mode_backward_self(const Tensor& grad, const Scalar& other, std::optional<std::string_view> mode);
 Tensor div_mode_backward_other(const Tensor& grad, const Tensor& self, const Tensor& other,
@@ -78,5 +78,20 @@ Tensor split_with_sizes_backward(const std::vector<Tensor>& grads, IntArrayRef s
 Tensor unbind_backward(const std::vector<Tensor>& grads, int64_t dim, IntArrayRef sizes, ScalarType dtype);
 std::vector<Tensor> cat_backward(const Tensor& grad, const std::vector<Tensor>& tensors, int64_t dim);
 std::vector<Tensor> stack_backward(const Tensor& grad, size_t count, int64_t dim);
+
+// ---- neural-network ops ----
+std::vector<bool> mask_vector(const std::array<bool, 3>& m);
+Tensor softmax_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output, int64_t dim);
+Tensor log_softmax_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output, int64_t dim);
+Tensor mse_loss_double_backward_grad_output(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                            int64_t reduction);
+Tensor mse_loss_double_backward(const Tensor& grad, const Tensor& grad_output, int64_t reduction, int64_t numel);
+Tensor bce_with_logits_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight,
+                                int64_t reduction);
+Tensor bce_with_logits_target_backward(const Tensor& grad, const Tensor& self, const std::optional<Tensor>& weight,
+                                       const std::optional<Tensor>& pos_weight, int64_t reduction);
+Tensor native_dropout_backward_differentiable(const Tensor& grad, const Tensor& mask, double p,
+                                              std::optional<bool> train);
 
 }  // namespace tc::autograd::formulas

@@ -456,6 +456,85 @@ std::vector<Case> build_cases() {
      y.lerp_(v[1], v[2]);
      return V{y};
    });
+
+  // ---- neural-network ops ----
+  for (int64_t dim : {1, 0}) {
+    const std::string d = "dim=" + std::to_string(dim);
+    t.unary("_softmax", R, [dim](const Tensor& x) { return tc::_softmax(x, dim, false); }, d);
+    t.unary("_log_softmax", R, [dim](const Tensor& x) { return tc::_log_softmax(x, dim, false); }, d);
+    t.add("_softmax_backward_data", d, {leaf(Q, {2, 3}), leaf(W, {2, 3})}, [dim](const V& v) {
+      return V{tc::_softmax_backward_data(v[0], v[1], dim, ScalarType::Float64)};
+    });
+    t.add("_log_softmax_backward_data", d, {leaf(Q, {2, 3}), leaf(R, {2, 3})}, [dim](const V& v) {
+      return V{tc::_log_softmax_backward_data(v[0], v[1], dim, ScalarType::Float64)};
+    });
+  }
+  {
+    const Tensor target = from({2, 0}, {2}, ScalarType::Int64);
+    const Tensor class_weight = from({0.2, 0.7, 0.4}, {3});
+    for (int64_t reduction : {0, 1, 2}) {
+      const std::string r = "reduction=" + std::to_string(reduction);
+      t.add("nll_loss_forward", r, {leaf(R, {2, 3})}, [=](const V& v) {
+        return V{std::get<0>(tc::nll_loss_forward(v[0], target, std::nullopt, reduction, -100))};
+      });
+      t.add("nll_loss_forward", r + ", class weights, ignore_index", {leaf(R, {2, 3})}, [=](const V& v) {
+        return V{std::get<0>(tc::nll_loss_forward(v[0], target, class_weight, reduction, 0))};
+      });
+      const Tensor total_weight = from({0.4 + 0.2}, {});
+      const std::vector<int64_t> go_shape = reduction == 0 ? std::vector<int64_t>{2} : std::vector<int64_t>{};
+      t.add("nll_loss_backward", r, {leaf(head(Q, reduction == 0 ? 2 : 1), go_shape), leaf(R, {2, 3})},
+            [=](const V& v) {
+              return V{tc::nll_loss_backward(v[0], v[1], target, class_weight, reduction, -100, total_weight)};
+            });
+      t.add("mse_loss", r, {leaf(R, {2, 3}), leaf(Q, {2, 3})},
+            [=](const V& v) { return V{tc::mse_loss(v[0], v[1], reduction)}; });
+      t.add("mse_loss", r + ", transposed", {transposed_leaf(R), leaf(Q, {2, 3})},
+            [=](const V& v) { return V{tc::mse_loss(T(v[0]), v[1], reduction)}; });
+      t.add("mse_loss_backward", r, {leaf(head(Q, reduction == 0 ? 6 : 1), reduction == 0 ? std::vector<int64_t>{2, 3} : std::vector<int64_t>{}), leaf(R, {2, 3}), leaf(W, {2, 3})},
+            [=](const V& v) { return V{tc::mse_loss_backward(v[0], v[1], v[2], reduction)}; });
+      t.add("binary_cross_entropy_with_logits", r, {leaf(R, {2, 3}), leaf(W, {2, 3})}, [=](const V& v) {
+        return V{tc::binary_cross_entropy_with_logits(v[0], v[1], std::nullopt, std::nullopt, reduction)};
+      });
+      t.add("binary_cross_entropy_with_logits", r + ", weight and pos_weight", {leaf(R, {2, 3}), leaf(W, {2, 3})},
+            [=](const V& v) {
+              return V{tc::binary_cross_entropy_with_logits(v[0], v[1], from({0.5, 2.0, 1.5}, {3}),
+                                                            from({3.0, 0.5, 1.25}, {3}), reduction)};
+            });
+    }
+  }
+  // Dropout: the same seed before every call, so the mask is the same one.
+  t.unary("native_dropout", R, [](const Tensor& x) {
+    tc::manual_seed(7);
+    return std::get<0>(tc::native_dropout(x, 0.4, true));
+  }, "p=0.4");
+  t.unary("native_dropout", R, [](const Tensor& x) { return std::get<0>(tc::native_dropout(x, 0.4, false)); }, "eval");
+  t.add("native_dropout_backward", "", {leaf(Q, {2, 3})}, [](const V& v) {
+    return V{tc::native_dropout_backward(v[0], tc::gt(from(W, {2, 3}), Scalar(0.5)), 2.0)};
+  });
+  t.add("native_layer_norm", "weight and bias", {leaf(R, {2, 3}), leaf({0.5, 1.5, -1.0}, {3}), leaf({0.1, 0.2, 0.3}, {3})},
+        [](const V& v) { return V{std::get<0>(tc::native_layer_norm(v[0], {3}, v[1], v[2], 1e-5))}; });
+  t.add("native_layer_norm", "no affine, 2-d normalized shape", {leaf(R, {2, 3})},
+        [](const V& v) { return V{std::get<0>(tc::native_layer_norm(v[0], {2, 3}, std::nullopt, std::nullopt, 1e-5))}; });
+  t.add("native_layer_norm", "transposed input", {transposed_leaf(R), leaf({0.5, 1.5, -1.0}, {3})},
+        [](const V& v) { return V{std::get<0>(tc::native_layer_norm(T(v[0]), {3}, v[1], std::nullopt, 1e-5))}; })
+      .strided();
+  {
+    const Tensor indices = from({0, 2, 2, 3}, {2, 2}, ScalarType::Int64);
+    const Vals table = {0.3, -0.7, 1.2, 0.4, -0.2, 0.9, 1.1, -0.4, 0.8, -0.6, 0.25, 0.65};
+    t.add1("embedding", "", leaf(table, {4, 3}), [indices](const Tensor& w) { return tc::embedding(w, indices); });
+    // A padding_idx that no index hits (a hit row gets no gradient by design,
+    // as scale_grad_by_freq rescales it: neither is the true derivative).
+    t.add1("embedding", "unused padding_idx", leaf(table, {4, 3}),
+           [indices](const Tensor& w) { return tc::embedding(w, indices, 1); });
+  }
+  t.add("threshold_backward", "", {leaf(Q, {2, 3}), leaf(R, {2, 3})},
+        [](const V& v) { return V{tc::threshold_backward(v[0], v[1], Scalar(0.0))}; });
+  t.add("sigmoid_backward", "", {leaf(Q, {2, 3}), leaf(W, {2, 3})},
+        [](const V& v) { return V{tc::sigmoid_backward(v[0], v[1])}; });
+  t.add("tanh_backward", "", {leaf(Q, {2, 3}), leaf(U, {2, 3})},
+        [](const V& v) { return V{tc::tanh_backward(v[0], v[1])}; });
+  t.add("gelu_backward", "self constant", {leaf(Q, {2, 3})},
+        [](const V& v) { return V{tc::gelu_backward(v[0], from(R, {2, 3}))}; });
   return t.cases;
 }
 
@@ -481,7 +560,11 @@ const std::set<std::string> kSecondOrder = {
     "sum", "sum.dim_IntList", "mean", "mean.dim", "prod", "prod.dim_int", "amax", "max", "max.dim", "var", "var.dim",
     "var.correction", "std", "std.correction", "cat", "stack",
     // matrix products
-    "mm", "bmm", "addmm"};
+    "mm", "bmm", "addmm",
+    // neural-network ops
+    "_softmax", "_log_softmax", "_softmax_backward_data", "_log_softmax_backward_data", "nll_loss_forward",
+    "nll_loss_backward", "mse_loss", "mse_loss_backward", "binary_cross_entropy_with_logits", "native_dropout",
+    "threshold_backward", "sigmoid_backward", "tanh_backward"};
 
 std::string describe(const Case& c) { return c.entry + (c.label.empty() ? "" : " [" + c.label + "]"); }
 
