@@ -49,13 +49,13 @@ std::vector<float> pseudo_random(size_t n, float scale, uint64_t seed) {
 
 // ---- the MLP step, tensorc side ----
 struct TcMlp {
-  tc_tensor w1, b1, w2, b2, x, onehot;
+  tc_tensor w1, b1, w2, b2, x, target;
   void step(float lr) {
     tc_tensor h = nullptr, a = nullptr, z = nullptr, loss = nullptr;
     TC_OK_OR_DIE(tc_addmm(&h, b1, x, w1, nullptr, nullptr));
     TC_OK_OR_DIE(tc_relu(&a, h));
     TC_OK_OR_DIE(tc_addmm(&z, b2, a, w2, nullptr, nullptr));
-    cross_entropy(&loss, z);
+    TC_OK_OR_DIE(tc_cross_entropy_loss(&loss, z, target, nullptr, nullptr, nullptr, nullptr));
     TC_OK_OR_DIE(tc_tensor_backward(loss, nullptr, false, false));
     TC_OK_OR_DIE(tc_grad_mode_push(false));
     tc_scalar neg_lr = tc_scalar_float(-lr);
@@ -68,22 +68,6 @@ struct TcMlp {
     }
     TC_OK_OR_DIE(tc_grad_mode_pop());
     for (tc_tensor t : {h, a, z, loss}) tc_tensor_release(t);
-  }
-  // mean over rows of logsumexp(z) - z[target], from primitive ops.
-  void cross_entropy(tc_tensor* out, tc_tensor z) {
-    const int64_t dim1 = 1;
-    const bool keep = true;
-    tc_tensor m = nullptr, s = nullptr, e = nullptr, se = nullptr, lse = nullptr, p = nullptr, pk = nullptr, d = nullptr;
-    TC_OK_OR_DIE(tc_amax(&m, z, &dim1, 1, &keep));
-    TC_OK_OR_DIE(tc_sub_Tensor(&s, z, m, nullptr));
-    TC_OK_OR_DIE(tc_exp(&e, s));
-    TC_OK_OR_DIE(tc_sum_dim_IntList(&se, e, &dim1, 1, &keep, nullptr));
-    TC_OK_OR_DIE(tc_log(&lse, se));
-    TC_OK_OR_DIE(tc_mul_Tensor(&p, s, onehot));
-    TC_OK_OR_DIE(tc_sum_dim_IntList(&pk, p, &dim1, 1, &keep, nullptr));
-    TC_OK_OR_DIE(tc_sub_Tensor(&d, lse, pk, nullptr));
-    TC_OK_OR_DIE(tc_mean(out, d, nullptr));
-    for (tc_tensor t : {m, s, e, se, lse, p, pk, d}) tc_tensor_release(t);
   }
 };
 
@@ -143,14 +127,13 @@ int main(int argc, char** argv) {
   const int64_t B = 64, In = 784, H = 256, O = 10;
   std::vector<float> w1 = pseudo_random(In * H, 0.05f, 1), b1 = pseudo_random(H, 0.05f, 2),
                      w2 = pseudo_random(H * O, 0.05f, 3), b2 = pseudo_random(O, 0.05f, 4),
-                     x = pseudo_random(B * In, 1.0f, 5), onehot(B * O, 0.0f);
+                     x = pseudo_random(B * In, 1.0f, 5);
   std::vector<int64_t> target(B);
-  for (int64_t i = 0; i < B; ++i) {
-    target[size_t(i)] = (i * 7) % O;
-    onehot[size_t(i * O + target[size_t(i)])] = 1.0f;
-  }
+  for (int64_t i = 0; i < B; ++i) target[size_t(i)] = (i * 7) % O;
+  tc_tensor tc_target = nullptr;
+  TC_OK_OR_DIE(tc_tensor_from_data(&tc_target, target.data(), TC_INT64, &B, 1));
   TcMlp tm{tc_from(w1, {In, H}, true), tc_from(b1, {H}, true), tc_from(w2, {H, O}, true),
-           tc_from(b2, {O}, true),     tc_from(x, {B, In}, false), tc_from(onehot, {B, O}, false)};
+           tc_from(b2, {O}, true),     tc_from(x, {B, In}, false), tc_target};
   AtMlp am{at_from(w1, {In, H}, true), at_from(b1, {H}, true), at_from(w2, {H, O}, true), at_from(b2, {O}, true),
            at_from(x, {B, In}, false), at::from_blob(target.data(), {B}, at::kLong).clone()};
   // Same math: after one step from the same weights, the weights agree.
@@ -181,6 +164,6 @@ int main(int argc, char** argv) {
                 bench::fmt_stat(cs[1]).c_str(), bench::fmt_ratio(bench::ratio(cs[1], cs[0])).c_str());
     std::fflush(stdout);
   }
-  for (tc_tensor t : {ta, tb, tx, tw, tbb, tm.w1, tm.b1, tm.w2, tm.b2, tm.x, tm.onehot}) tc_tensor_release(t);
+  for (tc_tensor t : {ta, tb, tx, tw, tbb, tm.w1, tm.b1, tm.w2, tm.b2, tm.x, tm.target}) tc_tensor_release(t);
   return 0;
 }

@@ -122,34 +122,6 @@ static void scope_release(Scope* s) {
     }                                                                                          \
   } while (0)
 
-/* Mean cross-entropy of logits (n x 10) against one-hot targets, with a
- * max-shifted log-sum-exp. */
-static tc_status cross_entropy(tc_tensor* out, Scope* s, tc_tensor logits, tc_tensor onehot) {
-  tc_tensor m = NULL, shifted = NULL, e = NULL, se = NULL, lse = NULL, picked = NULL, prod = NULL, diff = NULL;
-  const int64_t dim1 = 1;
-  const bool keepdim = true;
-  tc_status st;
-  if ((st = tc_amax(&m, logits, &dim1, 1, &keepdim)) != TC_OK) return st;
-  keep(s, m);
-  if ((st = tc_sub_Tensor(&shifted, logits, m, NULL)) != TC_OK) return st;
-  keep(s, shifted);
-  if ((st = tc_exp(&e, shifted)) != TC_OK) return st;
-  keep(s, e);
-  if ((st = tc_sum_dim_IntList(&se, e, &dim1, 1, &keepdim, NULL)) != TC_OK) return st;
-  keep(s, se);
-  if ((st = tc_log(&lse, se)) != TC_OK) return st;
-  keep(s, lse);
-  if ((st = tc_mul_Tensor(&prod, shifted, onehot)) != TC_OK) return st;
-  keep(s, prod);
-  if ((st = tc_sum_dim_IntList(&picked, prod, &dim1, 1, &keepdim, NULL)) != TC_OK) return st;
-  keep(s, picked);
-  if ((st = tc_sub_Tensor(&diff, lse, picked, NULL)) != TC_OK) return st;
-  keep(s, diff);
-  if ((st = tc_mean(out, diff, NULL)) != TC_OK) return st;
-  keep(s, *out);
-  return TC_OK;
-}
-
 /* logits = relu(x @ w1 + b1) @ w2 + b2 */
 static tc_status forward(tc_tensor* logits, Scope* s, tc_tensor x, tc_tensor* params) {
   tc_tensor h = NULL, a = NULL;
@@ -163,10 +135,11 @@ static tc_status forward(tc_tensor* logits, Scope* s, tc_tensor x, tc_tensor* pa
   return TC_OK;
 }
 
-static tc_status batch_tensors(tc_tensor* x, tc_tensor* onehot, const Dataset* d, const int* idx, int n) {
+/* The rows idx[0..n) as an (n, 64) float32 batch and their (n) int64 labels. */
+static tc_status batch_tensors(tc_tensor* x, tc_tensor* labels, const Dataset* d, const int* idx, int n) {
   float* xb = malloc(sizeof(float) * (size_t)n * N_PIXELS);
-  float* yb = calloc((size_t)n * N_CLASSES, sizeof(float));
-  int64_t xs[2], ys[2];
+  int64_t* yb = malloc(sizeof(int64_t) * (size_t)n);
+  int64_t xs[2], ys[1];
   int i;
   tc_status st;
   if (!xb || !yb) {
@@ -176,13 +149,12 @@ static tc_status batch_tensors(tc_tensor* x, tc_tensor* onehot, const Dataset* d
   }
   for (i = 0; i < n; ++i) {
     memcpy(xb + (size_t)i * N_PIXELS, d->pixels + (size_t)idx[i] * N_PIXELS, sizeof(float) * N_PIXELS);
-    yb[(size_t)i * N_CLASSES + (size_t)d->labels[idx[i]]] = 1.0f;
+    yb[i] = d->labels[idx[i]];
   }
   xs[0] = ys[0] = n;
   xs[1] = N_PIXELS;
-  ys[1] = N_CLASSES;
   st = tc_tensor_from_data(x, xb, TC_FLOAT32, xs, 2);
-  if (st == TC_OK) st = tc_tensor_from_data(onehot, yb, TC_FLOAT32, ys, 2);
+  if (st == TC_OK) st = tc_tensor_from_data(labels, yb, TC_INT64, ys, 1);
   free(xb);
   free(yb);
   return st;
@@ -269,7 +241,8 @@ int main(int argc, char** argv) {
       keep(&s, x);
       keep(&s, y);
       TRY(forward(&logits, &s, x, params));
-      TRY(cross_entropy(&loss, &s, logits, y));
+      TRY(tc_cross_entropy_loss(&loss, logits, y, NULL, NULL, NULL, NULL)); /* mean over the batch */
+      keep(&s, loss);
       TRY(tc_tensor_backward(loss, NULL, false, false));
       TRY(tc_tensor_item(&item, loss));
       total += item.u.f;
