@@ -214,7 +214,7 @@ void prepare_roots(const variable_list& roots, const variable_list& grad_outputs
     if (!g.defined()) {
       TC_CHECK(r.numel() == 1, Runtime, api, ": grad can be implicitly created only for scalar outputs (element ",
                i, " has shape ", r.sizes(), ")");
-      g = tc::ones_like(r);
+      g = tc::ones_like(r, r.dtype(), r.device());
     } else {
       TC_CHECK_ARG(g.sizes() == r.sizes(), api, ": mismatch in shape: grad_output[", i, "] has a shape of ",
                    g.sizes(), " and output[", i, "] has a shape of ", r.sizes());
