@@ -244,6 +244,66 @@ Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::o
   return scatter_into_zeros(grad, sizes, "slice", [&](const Tensor& z) { return tc::slice(z, dim, start, end, step); });
 }
 
+Tensor as_strided_backward(const Tensor& grad, const Tensor& self, IntArrayRef size, IntArrayRef stride,
+                           std::optional<int64_t> storage_offset) {
+  TC_CHECK(!grad.requires_grad(), NotImplemented,
+           "the second derivative of 'as_strided' is not implemented (create_graph through as_strided)");
+  TC_CHECK(self.device().is_cpu(), NotImplemented, "the derivative of 'as_strided' is implemented for CPU tensors only");
+  // Storage positions, relative to the lowest one either geometry touches.
+  auto positions = [](IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+    int64_t n = 1;
+    for (int64_t s : sizes) n *= s;
+    std::vector<int64_t> pos(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t rest = i, p = offset;
+      for (int64_t d = int64_t(sizes.size()) - 1; d >= 0; --d) {
+        p += (rest % sizes[size_t(d)]) * strides[size_t(d)];
+        rest /= sizes[size_t(d)];
+      }
+      pos[size_t(i)] = p;
+    }
+    return pos;
+  };
+  const std::vector<int64_t> out_pos = positions(size, stride, storage_offset.value_or(self.storage_offset()));
+  const std::vector<int64_t> in_pos = positions(self.sizes(), self.strides(), self.storage_offset());
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (const auto* v : {&out_pos, &in_pos})
+    for (int64_t p : *v) lo = std::min(lo, p), hi = std::max(hi, p);
+  Tensor g = tc::contiguous(tc::to(grad, ScalarType::Float64));
+  std::vector<double> acc(out_pos.empty() && in_pos.empty() ? 0 : size_t(hi - lo + 1), 0.0);
+  const double* gp = g.data_ptr<double>();
+  for (size_t i = 0; i < out_pos.size(); ++i) acc[size_t(out_pos[i] - lo)] += gp[i];
+  Tensor r = tc::empty(self.sizes(), ScalarType::Float64);
+  double* rp = r.data_ptr<double>();
+  for (size_t i = 0; i < in_pos.size(); ++i) rp[i] = acc[size_t(in_pos[i] - lo)];
+  return tc::to(r, grad.dtype());
+}
+
+Tensor unfold_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dimension, int64_t size, int64_t step) {
+  TC_CHECK(!grad.requires_grad(), NotImplemented,
+           "the second derivative of 'unfold' is not implemented (create_graph through unfold)");
+  const int64_t ndim = int64_t(input_sizes.size());
+  const int64_t d = wrap_dim(dimension, ndim);
+  Tensor z = tc::zeros(input_sizes, grad.dtype(), grad.device());
+  NoGradGuard no_grad;
+  const int64_t windows = ndim == 0 ? 1 : grad.size(d);
+  // Window w of the output (its last dim moved back to `d`) adds into
+  // elements [w*step, w*step + size) of dim d.
+  for (int64_t w = 0; w < windows; ++w) {
+    if (ndim == 0) {
+      tc::copy_(z, tc::reshape(grad, IntArrayRef{}));
+      break;
+    }
+    Tensor piece = tc::select(grad, d, w);  // input dims with dim d removed, then `size`
+    // piece has dims (others..., size): move the last one to position d.
+    std::vector<int64_t> order;
+    for (int64_t k = 0, o = 0; k < ndim; ++k) order.push_back(k == d ? ndim - 1 : o++);
+    Tensor target = tc::narrow(z, d, w * step, size);
+    target.add_(tc::permute(piece, IntArrayRef(order)));
+  }
+  return z;
+}
+
 Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_t index) {
   return scatter_into_zeros(grad, sizes, "select", [&](const Tensor& z) { return tc::select(z, dim, index); });
 }

@@ -70,6 +70,12 @@ Tensor unsqueeze_to(const Tensor& grad, IntArrayRef sizes);  // squeeze's backwa
 Tensor diagonal_backward(const Tensor& grad, IntArrayRef sizes, int64_t offset, int64_t dim1, int64_t dim2);
 Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::optional<int64_t> start,
                       std::optional<int64_t> end, int64_t step);
+// as_strided / unfold: gradients summed back onto the input's elements (an
+// element read by several outputs gets all their gradients). Not
+// differentiable again.
+Tensor as_strided_backward(const Tensor& grad, const Tensor& self, IntArrayRef size, IntArrayRef stride,
+                           std::optional<int64_t> storage_offset);
+Tensor unfold_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dimension, int64_t size, int64_t step);
 Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_t index);
 Tensor split_backward(const std::vector<Tensor>& grads, int64_t split_size, int64_t dim, IntArrayRef sizes,
                       ScalarType dtype);

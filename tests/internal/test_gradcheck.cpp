@@ -457,6 +457,22 @@ std::vector<Case> build_cases() {
      return V{y};
    });
 
+  // ---- as_strided, unfold (overlapping windows), remainder(Scalar, Tensor), clamp bounds ----
+  t.add1("as_strided", "overlapping windows", leaf(R, {2, 3}),
+         [](const Tensor& x) { return tc::as_strided(x, {2, 2}, {1, 1}, int64_t(1)); });
+  t.add1("as_strided", "transposed geometry", leaf(R, {2, 3}),
+         [](const Tensor& x) { return tc::as_strided(x, {3, 2}, {1, 3}, std::nullopt); });
+  t.add1("unfold", "step < size", leaf(R, {2, 3}), [](const Tensor& x) { return tc::unfold(x, 1, 2, 1); });
+  t.add1("unfold", "dim 0, step > size", leaf({0.3, -0.7, 1.2, 0.4, -0.2, 0.9, 1.1, -0.4}, {4, 2}),
+         [](const Tensor& x) { return tc::unfold(x, 0, 1, 2); });
+  t.add1("remainder.Scalar_Tensor", "", leaf(Q, {2, 3}), [](const Tensor& x) { return tc::remainder(Scalar(2.3), x); });
+  t.add("clamp.Tensor", "tensor bounds", {leaf(R, {2, 3}), leaf({-0.5, -0.5, 0.0}, {3}), leaf({1.0, 0.2, 1.1}, {3})},
+        [](const V& v) { return V{tc::clamp(v[0], opt(v[1]), opt(v[2]))}; });
+  t.add("clamp_min.Tensor", "tensor bound", {leaf(R, {2, 3}), leaf({-0.5, -0.5, 0.0}, {3})},
+        [](const V& v) { return V{tc::clamp_min(v[0], v[1])}; });
+  t.add("clamp_max.Tensor", "tensor bound", {leaf(R, {2, 3}), leaf({1.0, 0.2, 1.1}, {3})},
+        [](const V& v) { return V{tc::clamp_max(v[0], v[1])}; });
+
   // ---- neural-network ops ----
   for (int64_t dim : {1, 0}) {
     const std::string d = "dim=" + std::to_string(dim);
