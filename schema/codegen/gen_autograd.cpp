@@ -194,7 +194,9 @@ Plan make_plan(const Model& m, const Derivatives& d) {
     const FunctionSchema& s = op.nf->func;
     if (s.kind() == SchemaKind::Out) continue;
     auto it = p.node_of.end();
-    if (s.kind() == SchemaKind::Inplace) {
+    // An in-place op with an entry of its own (zero_: no functional sibling)
+    // uses it; otherwise its functional sibling's.
+    if (s.kind() == SchemaKind::Inplace && !p.node_of.count(op.qualified)) {
       for (auto cand = p.node_of.begin(); cand != p.node_of.end(); ++cand) {
         const FunctionSchema& f = p.nodes[cand->second].d->op->nf->func;
         if (f.name.name == s.name.base_name() && same_arguments(f, s)) it = cand;

@@ -434,6 +434,7 @@ std::vector<Case> build_cases() {
   };
   inplace("exp", R, [](Tensor& y) { y.exp_(); });
   inplace("sqrt", P, [](Tensor& y) { y.sqrt_(); });
+  inplace("zero_", R, [](Tensor& y) { y.zero_(); });
   inplace("pow.Tensor_Scalar", P, [](Tensor& y) { y.pow_(Scalar(2.5)); });
   inplace("sigmoid", R, [](Tensor& y) { y.sigmoid_(); });
   inplace("tanh", R, [](Tensor& y) { y.tanh_(); });
