@@ -428,9 +428,29 @@ TC_API tc_status tc_function_create(tc_function* out, const char* name, tc_funct
 /* Drops the caller's reference. NULL is fine. */
 TC_API void tc_function_release(tc_function f);
 /* Runs `f` on inputs[0..n_inputs) (borrowed); outputs[0..n_outputs) receive
- * new references. On error outputs are left unchanged. */
+ * new references. On error outputs are left unchanged.
+ * Errors: TC_ERROR_INVALID_ARGUMENT for a function made by
+ * tc_function_create_values (use tc_function_apply_values). */
 TC_API tc_status tc_function_apply(tc_tensor* outputs, size_t n_outputs, tc_function f, const tc_value* inputs,
                                    size_t n_inputs);
+/* A forward that returns non-tensor values too: outputs[0..n_outputs) start as
+ * TC_VALUE_NONE; set each to a TC_VALUE_TENSOR (a new reference) or to a
+ * by-value TC_VALUE_INT, _FLOAT, _BOOL, _SCALAR, _DTYPE, _DEVICE or _NONE.
+ * Only tensor outputs are differentiable; in backward, grad_outputs[j] is
+ * NULL for a non-tensor output j. */
+typedef tc_status (*tc_function_forward_values_fn)(tc_value* outputs, size_t n_outputs, tc_function_ctx ctx,
+                                                   const tc_value* inputs, size_t n_inputs, void* payload);
+/* tc_function_create for a forward with non-tensor outputs; apply it with
+ * tc_function_apply_values. */
+TC_API tc_status tc_function_create_values(tc_function* out, const char* name, tc_function_forward_values_fn forward,
+                                           tc_function_backward_fn backward, void* payload,
+                                           void (*payload_destroy)(void*));
+/* Runs `f` (either kind); outputs[0..n_outputs) receive its values (tensors
+ * as new references; release them with tc_values_release). On error outputs
+ * are left unchanged. Errors: TC_ERROR_TYPE when forward produced a value of
+ * a tag outside the list above (the message names the output). */
+TC_API tc_status tc_function_apply_values(tc_value* outputs, size_t n_outputs, tc_function f, const tc_value* inputs,
+                                          size_t n_inputs);
 /* Forward only: tensors (borrowed) to keep for backward (replaces earlier calls). */
 TC_API tc_status tc_function_ctx_save_for_backward(tc_function_ctx ctx, const tc_tensor* tensors, size_t n);
 /* Backward only: out[0..*n) = new references to the saved tensors (NULL

@@ -31,6 +31,11 @@ class FunctionCtx {
   void* state() const { return state_; }
   bool in_forward() const { return in_forward_; }
 
+  // For bindings whose forward also returns non-tensor values: the position
+  // of each tensor output among all `total_outputs` (empty: all are tensors).
+  std::vector<size_t> tensor_output_positions;
+  size_t total_outputs = 0;
+
  private:
   friend variable_list apply_function(const std::shared_ptr<const FunctionDef>&, const variable_list&,
                                       const std::function<variable_list(FunctionCtx&)>&);

@@ -11,7 +11,8 @@ namespace ag = tc::autograd;
 
 struct tc_function_s {
   std::shared_ptr<const ag::FunctionDef> def;
-  tc_function_forward_fn forward = nullptr;
+  tc_function_forward_fn forward = nullptr;                // one of the two forwards
+  tc_function_forward_values_fn forward_values = nullptr;
   void* payload = nullptr;
 };
 
@@ -39,20 +40,24 @@ ag::variable_list handles_to_tensors(const tc_tensor* hs, size_t n, const char* 
 
 }  // namespace
 
-TC_API tc_status tc_function_create(tc_function* out, const char* name, tc_function_forward_fn forward,
-                                    tc_function_backward_fn backward, void* payload, void (*payload_destroy)(void*)) {
-  constexpr const char* fn = "tc_function_create";
-  TC_CAPI_BEGIN
-  TC_CAPI_NULL_CHECK(out, fn, "out");
-  TC_CAPI_NULL_CHECK(name, fn, "name");
-  TC_CAPI_NULL_CHECK(forward, fn, "forward");
-  TC_CAPI_NULL_CHECK(backward, fn, "backward");
+namespace {
+
+// The shared part of tc_function_create and tc_function_create_values.
+tc_function make_function(const char* name, tc_function_backward_fn backward, void* payload,
+                          void (*payload_destroy)(void*)) {
   auto def = std::make_shared<ag::FunctionDef>();
   def->name = name;
   const std::string who = std::string(name) + " backward";
   def->backward = [backward, payload, who](ag::FunctionCtx& ctx, const ag::variable_list& grads) {
+    // One entry per forward output; NULL for a non-tensor output.
     std::vector<tc_tensor> go;
-    for (const tc::Tensor& g : grads) go.push_back(borrowed(g));
+    if (ctx.tensor_output_positions.empty()) {
+      for (const tc::Tensor& g : grads) go.push_back(borrowed(g));
+    } else {
+      go.assign(ctx.total_outputs, nullptr);
+      for (size_t j = 0; j < grads.size() && j < ctx.tensor_output_positions.size(); ++j)
+        go[ctx.tensor_output_positions[j]] = borrowed(grads[j]);
+    }
     std::vector<tc_tensor> gi(ctx.num_inputs(), nullptr);
     tc_status st = backward(gi.data(), gi.size(), to_handle(ctx), go.data(), go.size(), payload);
     ag::variable_list result;
@@ -63,12 +68,49 @@ TC_API tc_status tc_function_create(tc_function* out, const char* name, tc_funct
   };
   auto* handle = new tc_function_s;
   if (payload_destroy) def->on_destroy = [payload, payload_destroy] { payload_destroy(payload); };
+  // The definition (and so the payload) outlives the handle while graphs use it.
   handle->def = std::move(def);
-  handle->forward = forward;
   handle->payload = payload;
-  // The forward callback and payload travel with the handle; the definition
-  // (and so the payload) outlives it while graphs use it.
-  *out = handle;
+  return handle;
+}
+
+ag::variable_list by_position(const tc_value* inputs, size_t n_inputs) {
+  ag::variable_list out;
+  for (size_t i = 0; i < n_inputs; ++i) {
+    const bool tensor = inputs[i].tag == TC_VALUE_TENSOR && inputs[i].u.tensor;
+    out.push_back(tensor ? tc::capi::to_tensor(inputs[i].u.tensor) : tc::Tensor());
+  }
+  return out;
+}
+
+}  // namespace
+
+TC_API tc_status tc_function_create(tc_function* out, const char* name, tc_function_forward_fn forward,
+                                    tc_function_backward_fn backward, void* payload, void (*payload_destroy)(void*)) {
+  constexpr const char* fn = "tc_function_create";
+  TC_CAPI_BEGIN
+  TC_CAPI_NULL_CHECK(out, fn, "out");
+  TC_CAPI_NULL_CHECK(name, fn, "name");
+  TC_CAPI_NULL_CHECK(forward, fn, "forward");
+  TC_CAPI_NULL_CHECK(backward, fn, "backward");
+  tc_function f = make_function(name, backward, payload, payload_destroy);
+  f->forward = forward;
+  *out = f;
+  TC_CAPI_END(fn)
+}
+
+TC_API tc_status tc_function_create_values(tc_function* out, const char* name, tc_function_forward_values_fn forward,
+                                           tc_function_backward_fn backward, void* payload,
+                                           void (*payload_destroy)(void*)) {
+  constexpr const char* fn = "tc_function_create_values";
+  TC_CAPI_BEGIN
+  TC_CAPI_NULL_CHECK(out, fn, "out");
+  TC_CAPI_NULL_CHECK(name, fn, "name");
+  TC_CAPI_NULL_CHECK(forward, fn, "forward");
+  TC_CAPI_NULL_CHECK(backward, fn, "backward");
+  tc_function f = make_function(name, backward, payload, payload_destroy);
+  f->forward_values = forward;
+  *out = f;
   TC_CAPI_END(fn)
 }
 
@@ -81,11 +123,8 @@ TC_API tc_status tc_function_apply(tc_tensor* outputs, size_t n_outputs, tc_func
   TC_CAPI_NULL_CHECK(outputs, fn, "outputs");
   TC_CAPI_NULL_CHECK(f, fn, "f");
   TC_CHECK_ARG(inputs || n_inputs == 0, fn, ": argument 'inputs' is NULL but 'n_inputs' is ", n_inputs);
-  ag::variable_list by_position;
-  for (size_t i = 0; i < n_inputs; ++i) {
-    const bool tensor = inputs[i].tag == TC_VALUE_TENSOR && inputs[i].u.tensor;
-    by_position.push_back(tensor ? tc::capi::to_tensor(inputs[i].u.tensor) : tc::Tensor());
-  }
+  TC_CHECK_ARG(f->forward, fn, ": argument 'f' was made by tc_function_create_values; call it with "
+               "tc_function_apply_values");
   const std::string who = f->def->name + " forward";
   tc_function_forward_fn forward = f->forward;
   void* payload = f->payload;
@@ -100,8 +139,66 @@ TC_API tc_status tc_function_apply(tc_tensor* outputs, size_t n_outputs, tc_func
       TC_CHECK(result[i].defined(), Runtime, f->def->name, ": forward left output ", i, " of ", n_outputs, " NULL");
     return result;
   };
-  ag::variable_list result = ag::apply_function(f->def, by_position, run);
+  ag::variable_list result = ag::apply_function(f->def, by_position(inputs, n_inputs), run);
   for (size_t i = 0; i < n_outputs; ++i) outputs[i] = new_handle(std::move(result[i]));
+  TC_CAPI_END(fn)
+}
+
+TC_API tc_status tc_function_apply_values(tc_value* outputs, size_t n_outputs, tc_function f, const tc_value* inputs,
+                                          size_t n_inputs) {
+  constexpr const char* fn = "tc_function_apply_values";
+  TC_CAPI_BEGIN
+  TC_CAPI_NULL_CHECK(outputs, fn, "outputs");
+  TC_CAPI_NULL_CHECK(f, fn, "f");
+  TC_CHECK_ARG(inputs || n_inputs == 0, fn, ": argument 'inputs' is NULL but 'n_inputs' is ", n_inputs);
+  const std::string& name = f->def->name;
+  std::vector<tc_value> values(n_outputs);
+  for (tc_value& v : values) v.tag = TC_VALUE_NONE;
+  auto run = [&](ag::FunctionCtx& ctx) {
+    ag::variable_list tensors;
+    if (f->forward) {  // a tensor-only forward
+      std::vector<tc_tensor> outs(n_outputs, nullptr);
+      tc_status st = f->forward(outs.data(), n_outputs, to_handle(ctx), inputs, n_inputs, f->payload);
+      for (size_t i = 0; i < n_outputs; ++i) {
+        values[i].tag = outs[i] ? TC_VALUE_TENSOR : TC_VALUE_NONE;
+        values[i].u.tensor = outs[i];
+      }
+      if (st != TC_OK) {
+        for (tc_tensor h : outs) tc_tensor_release(h);
+        rethrow_callback(st, name + " forward");
+      }
+    } else {
+      tc_status st = f->forward_values(values.data(), n_outputs, to_handle(ctx), inputs, n_inputs, f->payload);
+      if (st != TC_OK) {
+        tc_values_release(values.data(), values.size());
+        rethrow_callback(st, name + " forward");
+      }
+    }
+    ctx.total_outputs = n_outputs;
+    for (size_t i = 0; i < n_outputs; ++i) {
+      const int32_t tag = values[i].tag;
+      const bool by_value = tag == TC_VALUE_NONE || tag == TC_VALUE_INT || tag == TC_VALUE_FLOAT ||
+                            tag == TC_VALUE_BOOL || tag == TC_VALUE_SCALAR || tag == TC_VALUE_DTYPE ||
+                            tag == TC_VALUE_DEVICE;
+      if (tag == TC_VALUE_TENSOR && values[i].u.tensor) {
+        ctx.tensor_output_positions.push_back(i);
+        // The tensor moves into the list apply_function returns.
+        tensors.push_back(tc::Tensor(tc::intrusive_ptr<tc::TensorImpl>::adopt(tc::capi::impl_of(values[i].u.tensor))));
+        values[i].u.tensor = nullptr;
+      } else if (!by_value) {
+        tc_values_release(values.data(), values.size());
+        TC_FAIL(Type, name, ": forward output ", i, " has tag ", tag,
+                "; expected a tensor or a by-value int, float, bool, scalar, dtype, device or none");
+      }
+    }
+    return tensors;
+  };
+  ag::variable_list result = ag::apply_function(f->def, by_position(inputs, n_inputs), run);
+  // Tensors back into their positions (aliases of inputs may have been replaced).
+  size_t j = 0;
+  for (size_t i = 0; i < n_outputs; ++i)
+    if (values[i].tag == TC_VALUE_TENSOR) values[i].u.tensor = new_handle(std::move(result[j++]));
+  for (size_t i = 0; i < n_outputs; ++i) outputs[i] = values[i];
   TC_CAPI_END(fn)
 }
 

@@ -355,10 +355,80 @@ static void test_errors(void) {
   tc_tensor_release(x);
 }
 
+/* ---- non-tensor outputs: (2x, numel as INT, sum as FLOAT) ---------------- */
+static int g_non_tensor_grads_null = 0;
+static tc_status stats_forward(tc_value* outputs, size_t n_outputs, tc_function_ctx ctx, const tc_value* in,
+                               size_t n_inputs, void* payload) {
+  tc_tensor doubled = NULL;
+  tc_scalar sum;
+  tc_tensor s = NULL;
+  int64_t numel = 0;
+  tc_status st;
+  (void)ctx; (void)n_inputs; (void)payload; (void)n_outputs;
+  if ((st = tc_mul_Scalar(&doubled, in[0].u.tensor, tc_scalar_float(2.0))) != TC_OK) return st;
+  outputs[0].tag = TC_VALUE_TENSOR;
+  outputs[0].u.tensor = doubled;
+  if ((st = tc_tensor_numel(&numel, in[0].u.tensor)) != TC_OK) return st;
+  outputs[1].tag = TC_VALUE_INT;
+  outputs[1].u.i = numel;
+  if ((st = tc_sum(&s, in[0].u.tensor, NULL)) != TC_OK) return st;
+  st = tc_tensor_item(&sum, s);
+  tc_tensor_release(s);
+  outputs[2].tag = TC_VALUE_FLOAT;
+  outputs[2].u.f = sum.u.f;
+  return st;
+}
+static tc_status stats_backward(tc_tensor* grad_inputs, size_t n_inputs, tc_function_ctx ctx,
+                                const tc_tensor* grad_outputs, size_t n_outputs, void* payload) {
+  (void)n_inputs; (void)ctx; (void)payload;
+  g_non_tensor_grads_null = n_outputs == 3 && grad_outputs[0] != NULL && grad_outputs[1] == NULL &&
+                            grad_outputs[2] == NULL;
+  return tc_mul_Scalar(&grad_inputs[0], grad_outputs[0], tc_scalar_float(2.0));
+}
+static tc_status string_forward(tc_value* outputs, size_t n_outputs, tc_function_ctx ctx, const tc_value* in,
+                                size_t n_inputs, void* payload) {
+  (void)n_outputs; (void)ctx; (void)in; (void)n_inputs; (void)payload;
+  outputs[0].tag = TC_VALUE_STRING;
+  outputs[0].u.str = "not allowed";
+  return TC_OK;
+}
+
+static void test_non_tensor_outputs(void) {
+  const double v[3] = {1, 2, 4};
+  tc_function f = NULL, g = NULL;
+  tc_tensor x = matrix(v, 3, 0), s = NULL, gx = NULL, y = NULL;
+  tc_value arg = tensor_value(x), outs[3];
+  CHECK_OK(tc_tensor_set_requires_grad(x, true));
+  CHECK_OK(tc_function_create_values(&f, "Stats", stats_forward, stats_backward, NULL, NULL));
+  CHECK_OK(tc_function_apply_values(outs, 3, f, &arg, 1));
+  CHECK(outs[0].tag == TC_VALUE_TENSOR && outs[1].tag == TC_VALUE_INT && outs[2].tag == TC_VALUE_FLOAT);
+  CHECK(outs[1].u.i == 3 && outs[2].u.f == 7.0);
+  CHECK_OK(tc_sum(&s, outs[0].u.tensor, NULL));
+  CHECK_OK(tc_tensor_backward(s, NULL, false, false));
+  CHECK(g_non_tensor_grads_null);
+  CHECK_OK(tc_tensor_grad(&gx, x));
+  CHECK(gx != NULL && max_abs_diff(gx, x) < 10); /* shape check */
+  {
+    double got[3];
+    CHECK_OK(tc_tensor_copy_to_buffer(got, sizeof got, gx));
+    CHECK(got[0] == 2 && got[1] == 2 && got[2] == 2);
+  }
+  tc_values_release(outs, 3);
+  CHECK_ERR(tc_function_apply(&y, 1, f, &arg, 1), TC_ERROR_INVALID_ARGUMENT, "tc_function_apply_values");
+  CHECK_OK(tc_function_create_values(&g, "Stringy", string_forward, stats_backward, NULL, NULL));
+  CHECK_ERR(tc_function_apply_values(outs, 1, g, &arg, 1), TC_ERROR_TYPE, "output 0");
+  tc_function_release(f);
+  tc_function_release(g);
+  tc_tensor_release(s);
+  tc_tensor_release(gx);
+  tc_tensor_release(x);
+}
+
 int main(void) {
   test_linear_function();
   test_gradcheck_through_c();
   test_errors();
+  test_non_tensor_outputs();
   printf("%d passed, %d failed\n", g_passed, g_failed);
   return g_failed ? 1 : 0;
 }
