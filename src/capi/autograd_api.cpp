@@ -83,13 +83,7 @@ TC_API tc_status tc_tensor_grad_fn_name(char* buf, size_t capacity, size_t* need
   TC_CHECK_ARG(buf || capacity == 0, fn, ": argument 'buf' is NULL but 'capacity' is ", capacity);
   TC_CAPI_NULL_CHECK(t, fn, "t");
   const auto& node = ag::grad_fn(Borrowed(t).get());
-  const std::string s = node ? node->name() : "";
-  if (capacity > 0) {
-    size_t n = s.size() < capacity - 1 ? s.size() : capacity - 1;
-    std::memcpy(buf, s.data(), n);
-    buf[n] = '\0';
-  }
-  if (needed) *needed = s.size() + 1;
+  tc::capi::write_string(buf, capacity, needed, node ? node->name() : "", fn);
   TC_CAPI_END(fn)
 }
 

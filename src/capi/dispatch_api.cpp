@@ -193,15 +193,6 @@ KernelFunction make_boxed_c(tc_boxed_kernel fn, void* user_data, void (*free_fn)
   return kf;
 }
 
-size_t copy_out_string(char* buf, size_t cap, const std::string& s) {
-  if (buf && cap) {
-    size_t n = s.size() < cap - 1 ? s.size() : cap - 1;
-    std::memcpy(buf, s.data(), n);
-    buf[n] = '\0';
-  }
-  return s.size() + 1;
-}
-
 void run_boxed(tc_value* outs, size_t cap, size_t* n_outs, const OperatorEntry& op, const tc_value* args, size_t nargs,
                const DispatchKeySet* ks, const char* fn) {
   TC_CHECK_ARG(args || nargs == 0, fn, ": argument 'args' is NULL with nargs = ", nargs);
@@ -319,8 +310,8 @@ TC_API tc_status tc_op_dump_table(char* buf, size_t capacity, size_t* needed, co
   TC_CAPI_BEGIN
   TC_CHECK_ARG(buf || capacity == 0, "tc_op_dump_table: argument 'buf' is NULL but 'capacity' is ", capacity);
   TC_CAPI_NULL_CHECK(op, "tc_op_dump_table", "op");
-  size_t n = copy_out_string(buf, capacity, Dispatcher::singleton().find_or_throw(op).dump_table());
-  if (needed) *needed = n;
+  tc::capi::write_string(buf, capacity, needed, Dispatcher::singleton().find_or_throw(op).dump_table(),
+                         "tc_op_dump_table");
   TC_CAPI_END("tc_op_dump_table")
 }
 
@@ -328,8 +319,8 @@ TC_API tc_status tc_op_schema(char* buf, size_t capacity, size_t* needed, const 
   TC_CAPI_BEGIN
   TC_CHECK_ARG(buf || capacity == 0, "tc_op_schema: argument 'buf' is NULL but 'capacity' is ", capacity);
   TC_CAPI_NULL_CHECK(op, "tc_op_schema", "op");
-  size_t n = copy_out_string(buf, capacity, Dispatcher::singleton().find_or_throw(op).schema().str());
-  if (needed) *needed = n;
+  tc::capi::write_string(buf, capacity, needed, Dispatcher::singleton().find_or_throw(op).schema().str(),
+                         "tc_op_schema");
   TC_CAPI_END("tc_op_schema")
 }
 

@@ -90,3 +90,13 @@ TC_API const char* tc_status_name(tc_status code) {
 }
 
 }  // extern "C"
+
+void tc::capi::write_string(char* buf, size_t capacity, size_t* needed, const std::string& s, const char* fn) {
+  TC_CHECK_ARG(buf || capacity == 0, fn, ": argument 'buf' is NULL but 'capacity' is ", capacity);
+  if (capacity > 0) {
+    const size_t n = s.size() < capacity - 1 ? s.size() : capacity - 1;
+    std::memcpy(buf, s.data(), n);
+    buf[n] = '\0';
+  }
+  if (needed) *needed = s.size() + 1;
+}

@@ -59,6 +59,11 @@ Device to_device(const tc_device& d, const char* op, const char* arg);
 tc_device from_device(const Device& d);
 Generator to_generator(tc_generator g);  // NULL -> default generator
 
+// snprintf-style string output of the C ABI: writes at most capacity - 1
+// characters and a NUL into buf (when capacity > 0), sets *needed (when not
+// NULL) to the full length + 1. Throws when buf is NULL but capacity is not 0.
+void write_string(char* buf, size_t capacity, size_t* needed, const std::string& s, const char* fn);
+
 // A list handle for dynamic-length results.
 tc_tensor_list new_tensor_list(std::vector<Tensor>&& ts);
 // Consumes a list handle (one reference) and returns its tensors.

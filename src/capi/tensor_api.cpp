@@ -309,13 +309,7 @@ TC_API tc_status tc_tensor_to_string(char* buf, size_t capacity, size_t* needed,
   TC_CAPI_BEGIN
   TC_CHECK_ARG(buf || capacity == 0, fn, ": argument 'buf' is NULL but 'capacity' is ", capacity);
   TC_CAPI_NULL_CHECK(t, fn, "t");
-  std::string s = tc::tensor_to_string(Borrowed(t).get());
-  if (capacity > 0) {
-    size_t n = s.size() < capacity - 1 ? s.size() : capacity - 1;
-    std::memcpy(buf, s.data(), n);
-    buf[n] = '\0';
-  }
-  if (needed) *needed = s.size() + 1;
+  tc::capi::write_string(buf, capacity, needed, tc::tensor_to_string(Borrowed(t).get()), fn);
   TC_CAPI_END(fn)
 }
 

@@ -8,43 +8,8 @@
 
 #include "tensorc.h"
 
-static int g_passed = 0;
-static int g_failed = 0;
+#include "check.h"
 
-#define CHECK(cond)                                                             \
-  do {                                                                          \
-    if (cond) {                                                                 \
-      ++g_passed;                                                               \
-    } else {                                                                    \
-      ++g_failed;                                                               \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);  \
-    }                                                                           \
-  } while (0)
-
-#define CHECK_OK(call)                                                                                   \
-  do {                                                                                                   \
-    tc_status st_ = (call);                                                                              \
-    if (st_ == TC_OK) {                                                                                  \
-      ++g_passed;                                                                                        \
-    } else {                                                                                             \
-      ++g_failed;                                                                                        \
-      fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", __FILE__, __LINE__, #call, tc_status_name(st_),     \
-              tc_last_error_message());                                                                  \
-    }                                                                                                    \
-  } while (0)
-
-/* A call that must fail with `code` and a message containing `needle`. */
-#define CHECK_ERR(call, code, needle)                                                                    \
-  do {                                                                                                   \
-    tc_status st_ = (call);                                                                              \
-    if (st_ == (code) && strstr(tc_last_error_message(), (needle))) {                                   \
-      ++g_passed;                                                                                        \
-    } else {                                                                                             \
-      ++g_failed;                                                                                        \
-      fprintf(stderr, "%s:%d: %s: expected %s with \"%s\", got %s: \"%s\"\n", __FILE__, __LINE__, #call, \
-              tc_status_name(code), needle, tc_status_name(st_), tc_last_error_message());               \
-    }                                                                                                    \
-  } while (0)
 
 static tc_tensor vec(const double* v, int64_t n) {
   tc_tensor t = NULL;
@@ -130,7 +95,7 @@ static void test_gradients_and_sgd(void) {
   {
     double before = elem(w, 0);
     tc_scalar two = tc_scalar_float(2.0);
-    CHECK_ERR(tc_mul__Scalar(w, two), TC_ERROR_RUNTIME, "leaf Variable that requires grad");
+    CHECK_FAILS_WITH(tc_mul__Scalar(w, two), TC_ERROR_RUNTIME, "leaf Variable that requires grad");
     CHECK(elem(w, 0) == before);
   }
   tc_tensor_release(x);
@@ -154,12 +119,12 @@ static void test_grad_create_graph(void) {
   CHECK(fabs(elem(g2[0], 0) - 12.0) < 1e-12); /* 6x at x = 2 */
   inputs[0] = x;
   inputs[1] = unused;
-  CHECK_ERR(tc_autograd_grad(g, &y, 1, inputs, 2, NULL, true, false, false), TC_ERROR_RUNTIME, "allow_unused");
+  CHECK_FAILS_WITH(tc_autograd_grad(g, &y, 1, inputs, 2, NULL, true, false, false), TC_ERROR_RUNTIME, "allow_unused");
   CHECK(g[0] == NULL && g[1] == NULL);
   CHECK_OK(tc_autograd_grad(g, &y, 1, inputs, 2, NULL, false, false, true));
   CHECK(g[0] != NULL && g[1] == NULL);
   /* The graph of y was freed by the last call: backward again is an error. */
-  CHECK_ERR(tc_tensor_backward(y, NULL, false, false), TC_ERROR_RUNTIME, "second time");
+  CHECK_FAILS_WITH(tc_tensor_backward(y, NULL, false, false), TC_ERROR_RUNTIME, "second time");
   tc_tensor_release(g[0]);
   tc_tensor_release(g1[0]);
   tc_tensor_release(g2[0]);
@@ -198,23 +163,23 @@ static void test_bad_input(void) {
   int64_t shape[1] = {1};
   tc_tensor x = vec(&v, 1), i = NULL, out = NULL;
   bool flag;
-  CHECK_ERR(tc_tensor_requires_grad(NULL, x), TC_ERROR_INVALID_ARGUMENT, "'out'");
-  CHECK_ERR(tc_tensor_requires_grad(&flag, NULL), TC_ERROR_INVALID_ARGUMENT, "'t'");
-  CHECK_ERR(tc_tensor_set_requires_grad(NULL, true), TC_ERROR_INVALID_ARGUMENT, "'t'");
-  CHECK_ERR(tc_tensor_grad(NULL, x), TC_ERROR_INVALID_ARGUMENT, "'out'");
-  CHECK_ERR(tc_tensor_backward(NULL, NULL, false, false), TC_ERROR_INVALID_ARGUMENT, "'t'");
-  CHECK_ERR(tc_tensor_backward(x, NULL, false, false), TC_ERROR_RUNTIME, "does not require grad");
-  CHECK_ERR(tc_autograd_backward(NULL, 1, NULL, false, false), TC_ERROR_INVALID_ARGUMENT, "'tensors'");
-  CHECK_ERR(tc_autograd_grad(NULL, &x, 1, &x, 1, NULL, false, false, false), TC_ERROR_INVALID_ARGUMENT,
+  CHECK_FAILS_WITH(tc_tensor_requires_grad(NULL, x), TC_ERROR_INVALID_ARGUMENT, "'out'");
+  CHECK_FAILS_WITH(tc_tensor_requires_grad(&flag, NULL), TC_ERROR_INVALID_ARGUMENT, "'t'");
+  CHECK_FAILS_WITH(tc_tensor_set_requires_grad(NULL, true), TC_ERROR_INVALID_ARGUMENT, "'t'");
+  CHECK_FAILS_WITH(tc_tensor_grad(NULL, x), TC_ERROR_INVALID_ARGUMENT, "'out'");
+  CHECK_FAILS_WITH(tc_tensor_backward(NULL, NULL, false, false), TC_ERROR_INVALID_ARGUMENT, "'t'");
+  CHECK_FAILS_WITH(tc_tensor_backward(x, NULL, false, false), TC_ERROR_RUNTIME, "does not require grad");
+  CHECK_FAILS_WITH(tc_autograd_backward(NULL, 1, NULL, false, false), TC_ERROR_INVALID_ARGUMENT, "'tensors'");
+  CHECK_FAILS_WITH(tc_autograd_grad(NULL, &x, 1, &x, 1, NULL, false, false, false), TC_ERROR_INVALID_ARGUMENT,
             "'out_grads'");
-  CHECK_ERR(tc_tensor_grad_fn_name(NULL, 8, NULL, x), TC_ERROR_INVALID_ARGUMENT, "'buf'");
-  CHECK_ERR(tc_grad_mode_pop(), TC_ERROR_RUNTIME, "no grad mode was pushed");
+  CHECK_FAILS_WITH(tc_tensor_grad_fn_name(NULL, 8, NULL, x), TC_ERROR_INVALID_ARGUMENT, "'buf'");
+  CHECK_FAILS_WITH(tc_grad_mode_pop(), TC_ERROR_RUNTIME, "no grad mode was pushed");
   CHECK_OK(tc_tensor_from_data(&i, &iv, TC_INT64, shape, 1));
-  CHECK_ERR(tc_tensor_set_requires_grad(i, true), TC_ERROR_TYPE, "floating point");
+  CHECK_FAILS_WITH(tc_tensor_set_requires_grad(i, true), TC_ERROR_TYPE, "floating point");
   CHECK_OK(tc_tensor_set_requires_grad(x, true));
-  CHECK_ERR(tc_tensor_set_grad(x, i), TC_ERROR_TYPE, "dtype");
+  CHECK_FAILS_WITH(tc_tensor_set_grad(x, i), TC_ERROR_TYPE, "dtype");
   out = vec(&v, 1);
-  CHECK_ERR(tc_exp_out(out, x), TC_ERROR_RUNTIME, "out=");
+  CHECK_FAILS_WITH(tc_exp_out(out, x), TC_ERROR_RUNTIME, "out=");
   CHECK_OK(tc_grad_mode_set_enabled(false));
   CHECK_OK(tc_grad_mode_is_enabled(&flag));
   CHECK(!flag);
@@ -229,6 +194,5 @@ int main(void) {
   test_grad_create_graph();
   test_retain_grad_and_detach();
   test_bad_input();
-  printf("%d passed, %d failed\n", g_passed, g_failed);
-  return g_failed ? 1 : 0;
+  return check_summary();
 }

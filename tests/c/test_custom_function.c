@@ -8,42 +8,8 @@
 
 #include "tensorc.h"
 
-static int g_passed = 0;
-static int g_failed = 0;
+#include "check.h"
 
-#define CHECK(cond)                                                             \
-  do {                                                                          \
-    if (cond) {                                                                 \
-      ++g_passed;                                                               \
-    } else {                                                                    \
-      ++g_failed;                                                               \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);  \
-    }                                                                           \
-  } while (0)
-
-#define CHECK_OK(call)                                                                               \
-  do {                                                                                               \
-    tc_status st_ = (call);                                                                          \
-    if (st_ == TC_OK) {                                                                              \
-      ++g_passed;                                                                                    \
-    } else {                                                                                         \
-      ++g_failed;                                                                                    \
-      fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", __FILE__, __LINE__, #call, tc_status_name(st_), \
-              tc_last_error_message());                                                              \
-    }                                                                                                \
-  } while (0)
-
-#define CHECK_ERR(call, code, needle)                                                                    \
-  do {                                                                                                   \
-    tc_status st_ = (call);                                                                              \
-    if (st_ == (code) && strstr(tc_last_error_message(), (needle))) {                                   \
-      ++g_passed;                                                                                        \
-    } else {                                                                                             \
-      ++g_failed;                                                                                        \
-      fprintf(stderr, "%s:%d: %s: expected %s with \"%s\", got %s: \"%s\"\n", __FILE__, __LINE__, #call, \
-              tc_status_name(code), needle, tc_status_name(st_), tc_last_error_message());               \
-    }                                                                                                    \
-  } while (0)
 
 static tc_value tensor_value(tc_tensor t) {
   tc_value v;
@@ -291,8 +257,8 @@ static void test_gradcheck_through_c(void) {
   CHECK_OK(tc_gradcheck(&ok, mul_constant_twice, NULL, in, 1, NULL));
   CHECK_OK(tc_gradgradcheck(&ok, mul_constant_twice, NULL, in, 1, NULL)); /* backward written with tensorc ops */
   CHECK(ok);
-  CHECK_ERR(tc_gradcheck(&ok, linear_via_function, NULL, in, 3, &bad), TC_ERROR_INVALID_ARGUMENT, "'opts'");
-  CHECK_ERR(tc_gradcheck(NULL, linear_via_function, NULL, in, 3, NULL), TC_ERROR_INVALID_ARGUMENT, "'ok'");
+  CHECK_FAILS_WITH(tc_gradcheck(&ok, linear_via_function, NULL, in, 3, &bad), TC_ERROR_INVALID_ARGUMENT, "'opts'");
+  CHECK_FAILS_WITH(tc_gradcheck(NULL, linear_via_function, NULL, in, 3, NULL), TC_ERROR_INVALID_ARGUMENT, "'ok'");
   tc_function_release(g_lin);
   tc_function_release(g_mulc);
   tc_tensor_release(in[0]);
@@ -330,22 +296,22 @@ static void test_errors(void) {
   tc_value arg = tensor_value(x);
   CHECK_OK(tc_tensor_set_requires_grad(x, true));
   CHECK_OK(tc_function_create(&f, "MyFn", failing_forward, failing_backward, NULL, NULL));
-  CHECK_ERR(tc_function_apply(&y, 1, f, &arg, 1), TC_ERROR_INVALID_ARGUMENT, "the input must be positive");
+  CHECK_FAILS_WITH(tc_function_apply(&y, 1, f, &arg, 1), TC_ERROR_INVALID_ARGUMENT, "the input must be positive");
   CHECK(y == NULL);
   CHECK_OK(tc_function_create(&g, "MyFn", identity_forward, failing_backward, NULL, NULL));
   CHECK_OK(tc_function_apply(&y, 1, g, &arg, 1));
   CHECK_OK(tc_sum(&s, y, NULL));
-  CHECK_ERR(tc_tensor_backward(s, NULL, false, false), TC_ERROR_NOT_IMPLEMENTED, "not differentiable here");
+  CHECK_FAILS_WITH(tc_tensor_backward(s, NULL, false, false), TC_ERROR_NOT_IMPLEMENTED, "not differentiable here");
   tc_tensor_release(y);
   tc_tensor_release(s);
   y = s = NULL;
   CHECK_OK(tc_function_create(&h, "MyFn", identity_forward, save_in_backward, NULL, NULL));
   CHECK_OK(tc_function_apply(&y, 1, h, &arg, 1));
   CHECK_OK(tc_sum(&s, y, NULL));
-  CHECK_ERR(tc_tensor_backward(s, NULL, false, false), TC_ERROR_RUNTIME, "only be called in forward");
-  CHECK_ERR(tc_function_create(&f, NULL, identity_forward, save_in_backward, NULL, NULL), TC_ERROR_INVALID_ARGUMENT,
+  CHECK_FAILS_WITH(tc_tensor_backward(s, NULL, false, false), TC_ERROR_RUNTIME, "only be called in forward");
+  CHECK_FAILS_WITH(tc_function_create(&f, NULL, identity_forward, save_in_backward, NULL, NULL), TC_ERROR_INVALID_ARGUMENT,
             "'name'");
-  CHECK_ERR(tc_function_apply(&y, 1, NULL, &arg, 1), TC_ERROR_INVALID_ARGUMENT, "'f'");
+  CHECK_FAILS_WITH(tc_function_apply(&y, 1, NULL, &arg, 1), TC_ERROR_INVALID_ARGUMENT, "'f'");
   tc_function_release(f);
   tc_function_release(g);
   tc_function_release(h);
@@ -414,9 +380,9 @@ static void test_non_tensor_outputs(void) {
     CHECK(got[0] == 2 && got[1] == 2 && got[2] == 2);
   }
   tc_values_release(outs, 3);
-  CHECK_ERR(tc_function_apply(&y, 1, f, &arg, 1), TC_ERROR_INVALID_ARGUMENT, "tc_function_apply_values");
+  CHECK_FAILS_WITH(tc_function_apply(&y, 1, f, &arg, 1), TC_ERROR_INVALID_ARGUMENT, "tc_function_apply_values");
   CHECK_OK(tc_function_create_values(&g, "Stringy", string_forward, stats_backward, NULL, NULL));
-  CHECK_ERR(tc_function_apply_values(outs, 1, g, &arg, 1), TC_ERROR_TYPE, "output 0");
+  CHECK_FAILS_WITH(tc_function_apply_values(outs, 1, g, &arg, 1), TC_ERROR_TYPE, "output 0");
   tc_function_release(f);
   tc_function_release(g);
   tc_tensor_release(s);
@@ -429,6 +395,5 @@ int main(void) {
   test_gradcheck_through_c();
   test_errors();
   test_non_tensor_outputs();
-  printf("%d passed, %d failed\n", g_passed, g_failed);
-  return g_failed ? 1 : 0;
+  return check_summary();
 }

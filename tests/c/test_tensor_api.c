@@ -5,31 +5,7 @@
 
 #include "tensorc.h"
 
-static int g_passed = 0;
-static int g_failed = 0;
-
-#define CHECK(cond)                                                        \
-  do {                                                                     \
-    if (cond) {                                                            \
-      ++g_passed;                                                          \
-    } else {                                                               \
-      ++g_failed;                                                          \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                      \
-  } while (0)
-
-/* A call that must succeed. */
-#define CHECK_OK(call)                                                                       \
-  do {                                                                                       \
-    tc_status st_ = (call);                                                                  \
-    if (st_ == TC_OK) {                                                                      \
-      ++g_passed;                                                                            \
-    } else {                                                                                 \
-      ++g_failed;                                                                            \
-      fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", __FILE__, __LINE__, #call,              \
-              tc_status_name(st_), tc_last_error_message());                                 \
-    }                                                                                        \
-  } while (0)
+#include "check.h"
 
 /* A call that must fail with `code`, and a last error naming `fn` and `arg`
  * (arg is matched as 'arg', with the quotes). */
@@ -609,6 +585,5 @@ int main(void) {
   test_generators();
   test_threads();
   test_inline_helpers();
-  printf("%d passed, %d failed\n", g_passed, g_failed);
-  return g_failed == 0 ? 0 : 1;
+  return check_summary();
 }
