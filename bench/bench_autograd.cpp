@@ -20,11 +20,6 @@ using bench::Contestant;
 
 namespace {
 
-struct Row {
-  std::string name;
-  Contestant tc, peer;
-};
-
 tc_tensor tc_from(const std::vector<float>& v, std::vector<int64_t> shape, bool requires_grad) {
   tc_tensor t = nullptr;
   TC_OK_OR_DIE(tc_tensor_from_data(&t, v.data(), TC_FLOAT32, shape.data(), shape.size()));
@@ -92,7 +87,7 @@ int main(int argc, char** argv) {
   const std::string only = bench::arg_str(argc, argv, "--only", "");
   TC_OK_OR_DIE(tc_set_num_threads(threads));
   at::set_num_threads(threads);
-  std::vector<Row> rows;
+  std::vector<bench::PairRow> rows;
 
   // 1. Recording overhead.
   tc_tensor ta = tc_from({1.5f}, {1}, true), tb = tc_from({0.25f}, {1}, true);
@@ -156,13 +151,9 @@ int main(int argc, char** argv) {
 
   std::printf("| float32, %d thread%s | tensorc | libtorch | libtorch/tensorc |\n", threads, threads > 1 ? "s" : "");
   std::printf("|---|---|---|---|\n");
-  for (Row& r : rows) {
+  for (const bench::PairRow& r : rows) {
     if (!only.empty() && r.name.find(only) == std::string::npos) continue;
-    std::vector<Contestant> cs{r.tc, r.peer};
-    bench::run(cs);
-    std::printf("| %s | %s | %s | %s |\n", r.name.c_str(), bench::fmt_stat(cs[0]).c_str(),
-                bench::fmt_stat(cs[1]).c_str(), bench::fmt_ratio(bench::ratio(cs[1], cs[0])).c_str());
-    std::fflush(stdout);
+    bench::run_and_print(r);
   }
   for (tc_tensor t : {ta, tb, tx, tw, tbb, tm.w1, tm.b1, tm.w2, tm.b2, tm.x, tm.target}) tc_tensor_release(t);
   return 0;

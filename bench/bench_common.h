@@ -154,6 +154,20 @@ inline std::string fmt_ratio(const Ratio& r) {
   return buf;
 }
 
+// One tensorc-vs-peer row: the two run interleaved, then the markdown row
+// "| name | tensorc | peer | peer/tensorc |" is printed.
+struct PairRow {
+  std::string name;
+  Contestant tc, peer;
+};
+inline void run_and_print(const PairRow& r, const Options& o = Options()) {
+  std::vector<Contestant> cs{r.tc, r.peer};
+  run(cs, o);
+  std::printf("| %s | %s | %s | %s |\n", r.name.c_str(), fmt_stat(cs[0]).c_str(), fmt_stat(cs[1]).c_str(),
+              fmt_ratio(ratio(cs[1], cs[0])).c_str());
+  std::fflush(stdout);
+}
+
 inline std::string fmt_num(double v, const char* f = "%.1f") {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);

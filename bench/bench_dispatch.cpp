@@ -20,11 +20,6 @@ float read_float(tc_tensor t) {
   return v;
 }
 
-struct Row {
-  std::string name;
-  Contestant tc, peer;
-};
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -62,7 +57,7 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::vector<Row> rows;
+  std::vector<bench::PairRow> rows;
   rows.push_back({"add, new output (tc_add_Tensor + release vs at::add)",
                   {"tensorc",
                    [&] {
@@ -80,12 +75,8 @@ int main(int argc, char** argv) {
 
   std::printf("| 1-element float32, %d thread | tensorc | libtorch | libtorch/tensorc |\n", threads);
   std::printf("|---|---|---|---|\n");
-  for (Row& r : rows) {
-    std::vector<Contestant> cs{r.tc, r.peer};
-    bench::run(cs);
-    std::printf("| %s | %s | %s | %s |\n", r.name.c_str(), bench::fmt_stat(cs[0]).c_str(),
-                bench::fmt_stat(cs[1]).c_str(), bench::fmt_ratio(bench::ratio(cs[1], cs[0])).c_str());
-    std::fflush(stdout);
+  for (const bench::PairRow& r : rows) {
+    bench::run_and_print(r);
   }
 
   tc_tensor_release(ta);

@@ -361,7 +361,7 @@ void emit_kernel(Writer& w, const OpInfo& op, const NodeInfo& ni) {
       const bool is_output = output_index(fs, x) >= 0 && !s.find_argument(x);
       if (is_output != outputs) continue;
       const std::string src = outputs ? output_expr(s, size_t(output_index(fs, x)), "result_") : x;
-      w << (outputs ? "    " : "    ") << "n->" << x << suffix << " = " << std::regex_replace(expr, std::regex("X"), src) << ";\n";
+      w << "    n->" << x << suffix << " = " << std::regex_replace(expr, std::regex("X"), src) << ";\n";
     }
   };
   emit_meta(ni.uses.sizes, "_sizes", "DimVector(X.sizes())", false);

@@ -3,6 +3,7 @@
 #include <queue>
 #include <unordered_map>
 
+#include "autograd/formulas.h"
 #include "autograd/grad_mode.h"
 #include "autograd/variable.h"
 #include "tensorc_gen/ops.h"
@@ -35,12 +36,7 @@ Tensor conform(Tensor g, const InputMetadata& md, const Node& producer, size_t i
     }
     TC_CHECK(expandable, Runtime, "backward: function ", producer.name(), " returned an invalid gradient at index ",
              index, " - got ", g.sizes(), " but expected shape compatible with ", IntArrayRef(md.sizes));
-    std::vector<int64_t> dims;
-    for (int64_t d = 0; d < lead; ++d) dims.push_back(d);
-    for (size_t d = 0; d < md.sizes.size(); ++d)
-      if (md.sizes[d] == 1 && g.size(lead + int64_t(d)) != 1) dims.push_back(lead + int64_t(d));
-    if (!dims.empty()) g = tc::sum(g, IntArrayRef(dims), true);
-    if (lead > 0 || g.sizes() != IntArrayRef(md.sizes)) g = tc::reshape(g, md.sizes);
+    g = formulas::sum_to(g, md.sizes);
   }
   if (g.dtype() != md.dtype) g = tc::to(g, md.dtype);
   TC_CHECK(g.device() == md.device, Device, "backward: function ", producer.name(),

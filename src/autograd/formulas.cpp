@@ -254,14 +254,7 @@ Tensor as_strided_backward(const Tensor& grad, const Tensor& self, IntArrayRef s
     int64_t n = 1;
     for (int64_t s : sizes) n *= s;
     std::vector<int64_t> pos(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t rest = i, p = offset;
-      for (int64_t d = int64_t(sizes.size()) - 1; d >= 0; --d) {
-        p += (rest % sizes[size_t(d)]) * strides[size_t(d)];
-        rest /= sizes[size_t(d)];
-      }
-      pos[size_t(i)] = p;
-    }
+    for (int64_t i = 0; i < n; ++i) pos[size_t(i)] = offset + strided_offset(sizes, strides, i);
     return pos;
   };
   const std::vector<int64_t> out_pos = positions(size, stride, storage_offset.value_or(self.storage_offset()));

@@ -12,15 +12,7 @@ namespace tc::autograd {
 namespace {
 
 // Address of logical element i (row-major) of a float64 tensor of any strides.
-double* element(const Tensor& t, int64_t i) {
-  int64_t offset = 0;
-  for (int64_t d = t.dim() - 1; d >= 0; --d) {
-    const int64_t size = t.size(d);
-    offset += (i % size) * t.stride(d);
-    i /= size;
-  }
-  return t.data_ptr<double>() + offset;
-}
+double* element(const Tensor& t, int64_t i) { return t.data_ptr<double>() + strided_offset(t.sizes(), t.strides(), i); }
 
 double value(const Tensor& t, int64_t i) { return read_element(t, i).to_double(); }
 

@@ -43,8 +43,12 @@ ag::variable_list handles_to_tensors(const tc_tensor* hs, size_t n, const char* 
 namespace {
 
 // The shared part of tc_function_create and tc_function_create_values.
-tc_function make_function(const char* name, tc_function_backward_fn backward, void* payload,
-                          void (*payload_destroy)(void*)) {
+tc_function make_function(const char* fn, tc_function* out, const char* name, bool forward_given,
+                          tc_function_backward_fn backward, void* payload, void (*payload_destroy)(void*)) {
+  TC_CHECK_ARG(out, fn, ": argument 'out' is NULL (expected a valid pointer or handle)");
+  TC_CHECK_ARG(name, fn, ": argument 'name' is NULL (expected a valid pointer or handle)");
+  TC_CHECK_ARG(forward_given, fn, ": argument 'forward' is NULL (expected a valid pointer or handle)");
+  TC_CHECK_ARG(backward, fn, ": argument 'backward' is NULL (expected a valid pointer or handle)");
   auto def = std::make_shared<ag::FunctionDef>();
   def->name = name;
   const std::string who = std::string(name) + " backward";
@@ -89,11 +93,8 @@ TC_API tc_status tc_function_create(tc_function* out, const char* name, tc_funct
                                     tc_function_backward_fn backward, void* payload, void (*payload_destroy)(void*)) {
   constexpr const char* fn = "tc_function_create";
   TC_CAPI_BEGIN
-  TC_CAPI_NULL_CHECK(out, fn, "out");
-  TC_CAPI_NULL_CHECK(name, fn, "name");
-  TC_CAPI_NULL_CHECK(forward, fn, "forward");
-  TC_CAPI_NULL_CHECK(backward, fn, "backward");
-  tc_function f = make_function(name, backward, payload, payload_destroy);
+  tc_function f = make_function(fn, out, name, forward != nullptr, backward, payload,
+                                payload_destroy);
   f->forward = forward;
   *out = f;
   TC_CAPI_END(fn)
@@ -104,11 +105,8 @@ TC_API tc_status tc_function_create_values(tc_function* out, const char* name, t
                                            void (*payload_destroy)(void*)) {
   constexpr const char* fn = "tc_function_create_values";
   TC_CAPI_BEGIN
-  TC_CAPI_NULL_CHECK(out, fn, "out");
-  TC_CAPI_NULL_CHECK(name, fn, "name");
-  TC_CAPI_NULL_CHECK(forward, fn, "forward");
-  TC_CAPI_NULL_CHECK(backward, fn, "backward");
-  tc_function f = make_function(name, backward, payload, payload_destroy);
+  tc_function f = make_function(fn, out, name, forward != nullptr, backward, payload,
+                                payload_destroy);
   f->forward_values = forward;
   *out = f;
   TC_CAPI_END(fn)
@@ -116,41 +114,11 @@ TC_API tc_status tc_function_create_values(tc_function* out, const char* name, t
 
 TC_API void tc_function_release(tc_function f) { delete f; }
 
-TC_API tc_status tc_function_apply(tc_tensor* outputs, size_t n_outputs, tc_function f, const tc_value* inputs,
-                                   size_t n_inputs) {
-  constexpr const char* fn = "tc_function_apply";
-  TC_CAPI_BEGIN
-  TC_CAPI_NULL_CHECK(outputs, fn, "outputs");
-  TC_CAPI_NULL_CHECK(f, fn, "f");
-  TC_CHECK_ARG(inputs || n_inputs == 0, fn, ": argument 'inputs' is NULL but 'n_inputs' is ", n_inputs);
-  TC_CHECK_ARG(f->forward, fn, ": argument 'f' was made by tc_function_create_values; call it with "
-               "tc_function_apply_values");
-  const std::string who = f->def->name + " forward";
-  tc_function_forward_fn forward = f->forward;
-  void* payload = f->payload;
-  auto run = [&](ag::FunctionCtx& ctx) {
-    std::vector<tc_tensor> outs(n_outputs, nullptr);
-    tc_status st = forward(outs.data(), n_outputs, to_handle(ctx), inputs, n_inputs, payload);
-    ag::variable_list result;
-    for (tc_tensor h : outs)
-      result.push_back(h ? tc::Tensor(tc::intrusive_ptr<tc::TensorImpl>::adopt(tc::capi::impl_of(h))) : tc::Tensor());
-    if (st != TC_OK) rethrow_callback(st, who);
-    for (size_t i = 0; i < result.size(); ++i)
-      TC_CHECK(result[i].defined(), Runtime, f->def->name, ": forward left output ", i, " of ", n_outputs, " NULL");
-    return result;
-  };
-  ag::variable_list result = ag::apply_function(f->def, by_position(inputs, n_inputs), run);
-  for (size_t i = 0; i < n_outputs; ++i) outputs[i] = new_handle(std::move(result[i]));
-  TC_CAPI_END(fn)
-}
+namespace {
 
-TC_API tc_status tc_function_apply_values(tc_value* outputs, size_t n_outputs, tc_function f, const tc_value* inputs,
-                                          size_t n_inputs) {
-  constexpr const char* fn = "tc_function_apply_values";
-  TC_CAPI_BEGIN
-  TC_CAPI_NULL_CHECK(outputs, fn, "outputs");
-  TC_CAPI_NULL_CHECK(f, fn, "f");
-  TC_CHECK_ARG(inputs || n_inputs == 0, fn, ": argument 'inputs' is NULL but 'n_inputs' is ", n_inputs);
+// Runs either kind of forward under apply_function; returns one value per
+// output, tensors as new references. Throws on any error (nothing leaks).
+std::vector<tc_value> apply_impl(tc_function f, const tc_value* inputs, size_t n_inputs, size_t n_outputs) {
   const std::string& name = f->def->name;
   std::vector<tc_value> values(n_outputs);
   for (tc_value& v : values) v.tag = TC_VALUE_NONE;
@@ -167,6 +135,11 @@ TC_API tc_status tc_function_apply_values(tc_value* outputs, size_t n_outputs, t
         for (tc_tensor h : outs) tc_tensor_release(h);
         rethrow_callback(st, name + " forward");
       }
+      for (size_t i = 0; i < n_outputs; ++i)
+        if (!outs[i]) {
+          for (tc_tensor h : outs) tc_tensor_release(h);
+          TC_FAIL(Runtime, name, ": forward left output ", i, " of ", n_outputs, " NULL");
+        }
     } else {
       tc_status st = f->forward_values(values.data(), n_outputs, to_handle(ctx), inputs, n_inputs, f->payload);
       if (st != TC_OK) {
@@ -198,6 +171,33 @@ TC_API tc_status tc_function_apply_values(tc_value* outputs, size_t n_outputs, t
   size_t j = 0;
   for (size_t i = 0; i < n_outputs; ++i)
     if (values[i].tag == TC_VALUE_TENSOR) values[i].u.tensor = new_handle(std::move(result[j++]));
+  return values;
+}
+
+}  // namespace
+
+TC_API tc_status tc_function_apply(tc_tensor* outputs, size_t n_outputs, tc_function f, const tc_value* inputs,
+                                   size_t n_inputs) {
+  constexpr const char* fn = "tc_function_apply";
+  TC_CAPI_BEGIN
+  TC_CAPI_NULL_CHECK(outputs, fn, "outputs");
+  TC_CAPI_NULL_CHECK(f, fn, "f");
+  TC_CHECK_ARG(inputs || n_inputs == 0, fn, ": argument 'inputs' is NULL but 'n_inputs' is ", n_inputs);
+  TC_CHECK_ARG(f->forward, fn, ": argument 'f' was made by tc_function_create_values; call it with "
+               "tc_function_apply_values");
+  std::vector<tc_value> values = apply_impl(f, inputs, n_inputs, n_outputs);
+  for (size_t i = 0; i < n_outputs; ++i) outputs[i] = values[i].u.tensor;  // all tensors: checked in apply_impl
+  TC_CAPI_END(fn)
+}
+
+TC_API tc_status tc_function_apply_values(tc_value* outputs, size_t n_outputs, tc_function f, const tc_value* inputs,
+                                          size_t n_inputs) {
+  constexpr const char* fn = "tc_function_apply_values";
+  TC_CAPI_BEGIN
+  TC_CAPI_NULL_CHECK(outputs, fn, "outputs");
+  TC_CAPI_NULL_CHECK(f, fn, "f");
+  TC_CHECK_ARG(inputs || n_inputs == 0, fn, ": argument 'inputs' is NULL but 'n_inputs' is ", n_inputs);
+  std::vector<tc_value> values = apply_impl(f, inputs, n_inputs, n_outputs);
   for (size_t i = 0; i < n_outputs; ++i) outputs[i] = values[i];
   TC_CAPI_END(fn)
 }

@@ -102,12 +102,7 @@ Tensor wrapped_scalar_tensor(const Scalar& s) {
 
 Scalar read_element(const Tensor& t, int64_t flat) {
   TC_CHECK(t.is_cpu(), Device, "read_element: tensor is on ", t.device());
-  int64_t off = 0;
-  for (int64_t d = t.dim() - 1; d >= 0; --d) {
-    int64_t sz = t.sizes()[size_t(d)];
-    off += (flat % sz) * t.strides()[size_t(d)];
-    flat /= sz;
-  }
+  const int64_t off = strided_offset(t.sizes(), t.strides(), flat);
   return read_scalar(static_cast<const char*>(t.data_ptr()) + off * int64_t(t.element_size()), t.dtype());
 }
 

@@ -77,6 +77,16 @@ Tensor tensor_from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, Scal
 Tensor scalar_to_tensor(const Scalar& s, std::optional<ScalarType> dtype = std::nullopt);
 // As above, marked as a wrapped number for type promotion.
 Tensor wrapped_scalar_tensor(const Scalar& s);
+// Offset, in elements, of the element at logical row-major position `flat`
+// of a layout with these sizes and strides.
+inline int64_t strided_offset(IntArrayRef sizes, IntArrayRef strides, int64_t flat) {
+  int64_t off = 0;
+  for (int64_t d = int64_t(sizes.size()) - 1; d >= 0; --d) {
+    off += (flat % sizes[size_t(d)]) * strides[size_t(d)];
+    flat /= sizes[size_t(d)];
+  }
+  return off;
+}
 // Reads element `flat_index` (in logical row-major order) of a CPU tensor.
 Scalar read_element(const Tensor& t, int64_t flat_index);
 // Writes the Scalar `v` converted to T into *ptr of type dtype.

@@ -12,23 +12,15 @@
 #include "autograd/variable.h"
 #include "core/error.h"
 #include "tensorc_gen/ops.h"
+#include "autograd_fixtures.h"
 
 namespace {
 
 using namespace tc;
 namespace ag = tc::autograd;
 
-Tensor from(std::vector<double> v, std::vector<int64_t> shape, ScalarType dt = ScalarType::Float64) {
-  Tensor t = tc::empty(IntArrayRef(shape), dt);
-  for (size_t i = 0; i < v.size(); ++i) write_scalar(static_cast<char*>(t.data_ptr()) + i * t.element_size(), dt, Scalar(v[i]));
-  return t;
-}
-
-Tensor leaf(std::vector<double> v, std::vector<int64_t> shape) {
-  Tensor t = from(std::move(v), std::move(shape));
-  ag::set_requires_grad(t, true);
-  return t;
-}
+using tc::fixtures::from;
+using tc::fixtures::leaf;
 
 double at(const Tensor& t, int64_t i) { return read_element(t, i).to_double(); }
 

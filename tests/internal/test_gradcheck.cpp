@@ -25,6 +25,7 @@
 #include "core/error.h"
 #include "core/generator.h"
 #include "tensorc_gen/ops.h"
+#include "autograd_fixtures.h"
 
 namespace {
 
@@ -37,19 +38,8 @@ using Op2 = std::function<Tensor(const Tensor&, const Tensor&)>;
 
 // ---- building inputs ----
 
-Tensor from(const Vals& v, std::vector<int64_t> shape, ScalarType dt = ScalarType::Float64) {
-  Tensor t = tc::empty(IntArrayRef(shape), dt);
-  for (size_t i = 0; i < v.size(); ++i)
-    write_scalar(static_cast<char*>(t.data_ptr()) + i * t.element_size(), dt, Scalar(v[i]));
-  return t;
-}
-
-// A float64 leaf that requires grad.
-Tensor leaf(const Vals& v, std::vector<int64_t> shape) {
-  Tensor t = from(v, std::move(shape));
-  ag::set_requires_grad(t, true);
-  return t;
-}
+using tc::fixtures::from;
+using tc::fixtures::leaf;
 
 // A (3,2) leaf whose transpose (a non-contiguous (2,3) view) holds `v` row-major.
 Tensor transposed_leaf(const Vals& v) { return leaf({v[0], v[3], v[1], v[4], v[2], v[5]}, {3, 2}); }
