@@ -8,6 +8,8 @@ endif()
 install(FILES ${CMAKE_CURRENT_SOURCE_DIR}/include/tensorc.h ${TC_GEN_DIR}/include/tensorc_ops.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${TC_GEN_DIR}/ops.json DESTINATION ${CMAKE_INSTALL_DATADIR}/tensorc)
+# The Rust crate's generated op surface, for a crate built against an installed tensorc.
+install(FILES ${TC_GEN_DIR}/rust/sys_ops.rs ${TC_GEN_DIR}/rust/ops.rs DESTINATION ${CMAKE_INSTALL_DATADIR}/tensorc/rust)
 install(EXPORT tensorcTargets NAMESPACE tensorc:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tensorc)
 configure_package_config_file(${CMAKE_CURRENT_SOURCE_DIR}/cmake/tensorcConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/tensorcConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tensorc)

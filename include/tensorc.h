@@ -292,6 +292,11 @@ TC_API tc_status tc_tensor_to_string(char* buf, size_t capacity, size_t* needed,
 /* *out = the version counter, shared by a tensor and its views and bumped by
  * every in-place write. */
 TC_API tc_status tc_tensor_version(uint32_t* out, tc_tensor t);
+/* *out = the number of strong references to t's tensor: handles, plus those
+ * tensorc holds itself (views' bases, autograd graphs, lists). For tests of
+ * bindings that retain and release handles; racy when other threads retain
+ * or release the same tensor. */
+TC_API tc_status tc_tensor_use_count(int64_t* out, tc_tensor t);
 
 /* ---- tensor lists (dynamic-length results) ------------------------------- */
 /* A tc_tensor_list holds tensors returned by an op; it has one owner. */

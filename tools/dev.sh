@@ -28,6 +28,13 @@ install_missing() {
   fi
 }
 
+# The Rust crate needs cargo: rustup's in ~/.cargo/bin if present, else
+# Debian's (the crate builds with Debian 12's rustc 1.63).
+find_cargo() {
+  [[ -x $HOME/.cargo/bin/cargo ]] && export PATH="$HOME/.cargo/bin:$PATH"
+  command -v cargo >/dev/null 2>&1 || install_missing cargo
+}
+
 configure_and_build() {  # dir, extra cmake args...
   local dir=$1; shift
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
@@ -54,7 +61,8 @@ case "${1:-}" in
     ;;
   test)
     install_missing "${PACKAGES[@]}"
-    configure_and_build build
+    find_cargo
+    configure_and_build build -DTC_RUST=ON
     run_tests build
     asan_pass
     ;;

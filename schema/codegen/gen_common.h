@@ -85,5 +85,9 @@ std::string gen_native_header(const Model& m);
 std::string gen_registration(const Model& m, const std::string& yaml_file,
                              const std::vector<std::pair<const OpInfo*, std::string>>& autograd);
 std::string gen_listing(const Model& m);
+// Binding surfaces, each over the C ABI alone.
+std::string gen_cpp_binding(const Model& m);   // include/tensorc_ops.hpp (bindings/cpp)
+std::string gen_rust_sys(const Model& m);      // rust/sys_ops.rs: extern "C" declarations (bindings/rust)
+std::string gen_rust_ops(const Model& m);      // rust/ops.rs: the safe op functions and methods
 
 }  // namespace tc::codegen

@@ -88,7 +88,10 @@ int main(int argc, char** argv) {
             write_if_changed(out / "register_ops.cpp", gen_registration(model, shown, autograd_kernels(model, derivatives))) &&
             write_if_changed(out / "tensorc_gen/autograd.h", gen_autograd_header(model, derivatives)) &&
             write_if_changed(out / "autograd.cpp", gen_autograd_source(model, derivatives)) &&
-            write_if_changed(out / "ops.json", gen_listing(model));
+            write_if_changed(out / "ops.json", gen_listing(model)) &&
+            write_if_changed(out / "include/tensorc_ops.hpp", gen_cpp_binding(model)) &&
+            write_if_changed(out / "rust/sys_ops.rs", gen_rust_sys(model)) &&
+            write_if_changed(out / "rust/ops.rs", gen_rust_ops(model));
   if (!ok) {
     std::cerr << "tc_codegen: failed to write into " << out_dir << "\n";
     return 1;

@@ -322,6 +322,15 @@ TC_API tc_status tc_tensor_version(uint32_t* out, tc_tensor t) {
   TC_CAPI_END(fn)
 }
 
+TC_API tc_status tc_tensor_use_count(int64_t* out, tc_tensor t) {
+  constexpr const char* fn = "tc_tensor_use_count";
+  TC_CAPI_BEGIN
+  TC_CAPI_NULL_CHECK(out, fn, "out");
+  TC_CAPI_NULL_CHECK(t, fn, "t");
+  *out = tc::capi::impl_of(t)->use_count();
+  TC_CAPI_END(fn)
+}
+
 // ---- dtypes ------------------------------------------------------------------
 
 TC_API const char* tc_dtype_name(tc_dtype dtype) {

@@ -148,6 +148,17 @@ static void test_from_data_and_accessors(void) {
   CHECK(memcmp(back, data, sizeof data) == 0);
   CHECK_OK(tc_tensor_version(&version, t));
   CHECK(version == 0);
+  {
+    int64_t uses = 0;
+    CHECK_OK(tc_tensor_use_count(&uses, t));
+    CHECK(uses == 1);
+    tc_tensor_retain(t);
+    CHECK_OK(tc_tensor_use_count(&uses, t));
+    CHECK(uses == 2);
+    tc_tensor_release(t);
+    CHECK_OK(tc_tensor_use_count(&uses, t));
+    CHECK(uses == 1);
+  }
 
   /* The copy is the tensor's own: changing the source changes nothing. */
   {
@@ -226,6 +237,8 @@ static void test_null_arguments(void) {
   CHECK_ERR(tc_tensor_to_string(NULL, 4, &n, t), TC_ERROR_INVALID_ARGUMENT, "tc_tensor_to_string", "buf");
   CHECK_ERR(tc_tensor_version(NULL, t), TC_ERROR_INVALID_ARGUMENT, "tc_tensor_version", "out");
   CHECK_ERR(tc_tensor_version(&ver, NULL), TC_ERROR_INVALID_ARGUMENT, "tc_tensor_version", "t");
+  CHECK_ERR(tc_tensor_use_count(NULL, t), TC_ERROR_INVALID_ARGUMENT, "tc_tensor_use_count", "out");
+  CHECK_ERR(tc_tensor_use_count(&v, NULL), TC_ERROR_INVALID_ARGUMENT, "tc_tensor_use_count", "t");
 
   CHECK_ERR(tc_tensor_from_data(NULL, &one, TC_FLOAT32, NULL, 0), TC_ERROR_INVALID_ARGUMENT, "tc_tensor_from_data",
             "out");
