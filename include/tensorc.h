@@ -242,6 +242,28 @@ TC_API tc_status tc_tensor_from_blob(tc_tensor* out, void* data, tc_dtype dtype,
  * (names 'dtype'); TC_ERROR_OUT_OF_MEMORY. */
 TC_API tc_status tc_tensor_from_scalar(tc_tensor* out, tc_scalar value, const tc_dtype* dtype);
 
+/* ---- DLPack exchange (dlpack/dlpack.h, the unversioned DLManagedTensor) ----
+ * Zero-copy both ways. Include <dlpack/dlpack.h> to read the struct; this
+ * header only names it. */
+struct DLManagedTensor;
+
+/* *out = a DLPack view of `t`: same memory, sizes and strides (always set, in
+ * elements), byte_offset 0. The DLManagedTensor holds its own reference to
+ * `t`; the consumer calls (*out)->deleter(*out) exactly once when done. Bool
+ * exports as type code 6 (kDLBool), bits 8.
+ * Errors: TC_ERROR_RUNTIME when `t` requires grad (export a detached tensor);
+ * TC_ERROR_TYPE for a reserved (complex) dtype. */
+TC_API tc_status tc_tensor_to_dlpack(struct DLManagedTensor** out, tc_tensor t);
+/* *out = a tensor over the memory `src` describes (NULL strides = compact row
+ * major). On success tensorc owns `src`: it calls src->deleter(src) (when not
+ * NULL) once, when the last reference to the tensor or a view of it goes
+ * away. On failure nothing is called and the caller still owns `src`.
+ * Errors: TC_ERROR_TYPE for lanes != 1 or a dtype tensorc lacks;
+ * TC_ERROR_DEVICE for a device other than CPU or CUDA;
+ * TC_ERROR_INVALID_ARGUMENT for a negative ndim, size or stride, or a NULL
+ * shape or data with elements. */
+TC_API tc_status tc_tensor_from_dlpack(tc_tensor* out, struct DLManagedTensor* src);
+
 /* ---- tensor accessors ----------------------------------------------------
  * None of these changes the tensor. Each returns TC_ERROR_INVALID_ARGUMENT
  * when `t` or a required output is NULL, plus the errors listed. */

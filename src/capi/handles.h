@@ -64,6 +64,12 @@ Generator to_generator(tc_generator g);  // NULL -> default generator
 // NULL) to the full length + 1. Throws when buf is NULL but capacity is not 0.
 void write_string(char* buf, size_t capacity, size_t* needed, const std::string& s, const char* fn);
 
+// A tensor over memory a caller lends (tc_tensor_from_blob's contract, shared
+// with DLPack import): checks every argument, naming `fn`; on success
+// deleter(ctx, data) runs once with the last reference, on failure never.
+Tensor tensor_over_memory(void* data, tc_dtype dtype, const int64_t* sizes, const int64_t* strides, size_t ndim,
+                          tc_device device, tc_blob_deleter deleter, void* ctx, const char* fn);
+
 // A list handle for dynamic-length results.
 tc_tensor_list new_tensor_list(std::vector<Tensor>&& ts);
 // Consumes a list handle (one reference) and returns its tensors.

@@ -110,6 +110,29 @@ void copy_dims(int64_t* out, size_t capacity, size_t* ndim, tc::IntArrayRef valu
 
 }  // namespace
 
+tc::Tensor tc::capi::tensor_over_memory(void* data, tc_dtype dtype, const int64_t* sizes, const int64_t* strides,
+                                        size_t ndim, tc_device device, tc_blob_deleter deleter, void* ctx,
+                                        const char* fn) {
+  tc::ScalarType dt = tc::capi::to_dtype(dtype, fn, "dtype");
+  tc::Device dev = tc::capi::to_device(device, fn, "device");
+  tc::IntArrayRef shape = sizes_arg(sizes, ndim, fn);
+  int64_t numel = tc::checked_numel(shape, fn);
+  tc::DimVector st = strides ? tc::DimVector(tc::IntArrayRef(strides, ndim)) : tc::contiguous_strides(shape);
+  int64_t extent = strided_extent_bytes(shape, st, dt, numel, fn);
+  TC_CHECK_ARG(data || extent == 0, fn, ": argument 'data' is NULL but sizes ", shape, " hold ", numel,
+               " elements");
+  // The storage is built here rather than by tc::tensor_from_blob so that the
+  // moment tensorc takes the memory is exact: `guard` owns the BlobOwner until
+  // `blob` does, and `blob` frees it (without the user's deleter) on failure.
+  std::unique_ptr<BlobOwner> guard(deleter ? new BlobOwner{deleter, ctx, false} : nullptr);
+  tc::DataPtr blob(data, guard.get(), guard ? &BlobOwner::release : nullptr, dev);
+  BlobOwner* owner = guard.release();
+  auto storage = tc::make_intrusive<tc::StorageImpl>(std::move(blob), size_t(extent));
+  tc::Tensor t(tc::make_intrusive<tc::TensorImpl>(std::move(storage), dt, shape, st, 0));
+  if (owner) owner->armed = true;
+  return t;
+}
+
 extern "C" {
 
 // ---- lifecycle ---------------------------------------------------------------
@@ -146,24 +169,7 @@ TC_API tc_status tc_tensor_from_blob(tc_tensor* out, void* data, tc_dtype dtype,
   constexpr const char* fn = "tc_tensor_from_blob";
   TC_CAPI_BEGIN
   TC_CAPI_NULL_CHECK(out, fn, "out");
-  tc::ScalarType dt = tc::capi::to_dtype(dtype, fn, "dtype");
-  tc::Device dev = tc::capi::to_device(device, fn, "device");
-  tc::IntArrayRef shape = sizes_arg(sizes, ndim, fn);
-  int64_t numel = tc::checked_numel(shape, fn);
-  tc::DimVector st = strides ? tc::DimVector(tc::IntArrayRef(strides, ndim)) : tc::contiguous_strides(shape);
-  int64_t extent = strided_extent_bytes(shape, st, dt, numel, fn);
-  TC_CHECK_ARG(data || extent == 0, fn, ": argument 'data' is NULL but sizes ", shape, " hold ", numel,
-               " elements");
-  // The storage is built here rather than by tc::tensor_from_blob so that the
-  // moment tensorc takes the memory is exact: `guard` owns the BlobOwner until
-  // `blob` does, and `blob` frees it (without the user's deleter) on failure.
-  std::unique_ptr<BlobOwner> guard(deleter ? new BlobOwner{deleter, ctx, false} : nullptr);
-  tc::DataPtr blob(data, guard.get(), guard ? &BlobOwner::release : nullptr, dev);
-  BlobOwner* owner = guard.release();
-  auto storage = tc::make_intrusive<tc::StorageImpl>(std::move(blob), size_t(extent));
-  tc::Tensor t(tc::make_intrusive<tc::TensorImpl>(std::move(storage), dt, shape, st, 0));
-  if (owner) owner->armed = true;
-  *out = new_handle(std::move(t));
+  *out = new_handle(tc::capi::tensor_over_memory(data, dtype, sizes, strides, ndim, device, deleter, ctx, fn));
   TC_CAPI_END(fn)
 }
 
