@@ -1,0 +1,24 @@
+// tensorc.hpp — the header-only C++17 wrapper over tensorc's C ABI.
+//
+//   #include <tensorc.hpp>
+//   tensorc::Tensor x = tensorc::randn({2, 3});
+//   tensorc::Tensor y = (x * 2).sum({1});
+//
+// It includes only tensorc.h (and the generated op surface, tensorc_ops.hpp)
+// and links only libtensorc. See docs/cpp.md.
+//  - tensorc/core.hpp      errors, ScalarType, Device, Scalar, ArrayRef, Generator
+//  - tensorc/tensor.hpp    Tensor, indexing, accessors, operators, from_blob
+//  - tensorc_ops.hpp       every schema op (generated from schema/ops.yaml)
+//  - tensorc/autograd.hpp  grad mode guards, autograd::grad, custom functions, gradcheck
+#ifndef TENSORC_HPP
+#define TENSORC_HPP
+
+#if __cplusplus < 201703L
+#error "tensorc.hpp needs C++17"
+#endif
+
+#include "tensorc/core.hpp"
+#include "tensorc/tensor.hpp"
+#include "tensorc/autograd.hpp"
+
+#endif  // TENSORC_HPP

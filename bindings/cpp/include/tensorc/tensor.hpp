@@ -1,0 +1,598 @@
+// tensorc C++ wrapper: the Tensor class (value semantics over a tc_tensor
+// handle), indexing, accessors, operators, creation from C++ data.
+// Part of the header-only wrapper over the C ABI; include <tensorc.hpp>.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <tuple>
+
+#include "tensorc/core.hpp"
+
+namespace tensorc {
+
+class Tensor;
+using TensorList = ArrayRef<Tensor>;
+
+namespace indexing {
+// Python's start:stop:step; a missing bound is the whole range.
+struct Slice {
+  Slice(std::optional<int64_t> start = std::nullopt, std::optional<int64_t> stop = std::nullopt,  // NOLINT
+        std::optional<int64_t> step = std::nullopt)
+      : start(start), stop(stop), step(step) {}
+  std::optional<int64_t> start, stop, step;
+};
+struct EllipsisIndexType {};
+constexpr EllipsisIndexType Ellipsis{};
+constexpr std::nullopt_t None = std::nullopt;  // a new dimension of size 1
+
+// One entry of t.index({...}): an integer (selects, dropping the dim), a
+// Slice, None (inserts a dim) or Ellipsis (the dims not indexed otherwise).
+class TensorIndex {
+ public:
+  enum class Kind { Integer, Slice, None, Ellipsis };
+  template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+  TensorIndex(T i) : kind_(Kind::Integer), integer_(static_cast<int64_t>(i)) {}  // NOLINT: implicit
+  TensorIndex(Slice s) : kind_(Kind::Slice), slice_(s) {}                      // NOLINT
+  TensorIndex(std::nullopt_t) : kind_(Kind::None) {}                           // NOLINT
+  TensorIndex(EllipsisIndexType) : kind_(Kind::Ellipsis) {}                    // NOLINT
+  TensorIndex(const char* s) : kind_(Kind::Ellipsis) {                         // NOLINT: "..."
+    if (std::string_view(s) != "...")
+      throw InvalidArgumentError("tensorc::indexing::TensorIndex: the only string index is \"...\", got \"" +
+                                 std::string(s) + "\"");
+  }
+  Kind kind() const noexcept { return kind_; }
+  int64_t integer() const noexcept { return integer_; }
+  const Slice& slice() const noexcept { return slice_; }
+
+ private:
+  Kind kind_;
+  int64_t integer_ = 0;
+  Slice slice_;
+};
+}  // namespace indexing
+
+template <class T, size_t N> class TensorAccessor;
+
+// A tensor: one strong reference to a tensorc tensor. Copying shares the
+// tensor (retain), moving steals the reference, destruction releases it.
+// Ops never copy data unless they say so; assignment to a temporary writes
+// data (`t.index({0}) = 1`), assignment to a variable rebinds it.
+class Tensor {
+ public:
+  Tensor() noexcept : h_(nullptr) {}  // undefined: defined() is false
+  Tensor(const Tensor& o) noexcept : h_(o.h_) { tc_tensor_retain(h_); }
+  Tensor(Tensor&& o) noexcept : h_(o.h_) { o.h_ = nullptr; }
+  ~Tensor() { tc_tensor_release(h_); }
+  Tensor& operator=(const Tensor& o) & noexcept {
+    tc_tensor_retain(o.h_);  // first: self-assignment is safe
+    tc_tensor_release(h_);
+    h_ = o.h_;
+    return *this;
+  }
+  Tensor& operator=(Tensor&& o) & noexcept {
+    if (this != &o) {
+      tc_tensor_release(h_);
+      h_ = o.h_;
+      o.h_ = nullptr;
+    }
+    return *this;
+  }
+  // Assignment to a temporary (a view from index(), select(), ...) writes
+  // into its elements, as in libtorch: t.index({Slice(), 0}) = other / = 0.
+  Tensor& operator=(const Tensor& src) && { return copy_(src); }
+  Tensor& operator=(Tensor&& src) && { return copy_(src); }
+  Tensor& operator=(const Scalar& v) && { return fill_(v); }
+  void swap(Tensor& o) noexcept { std::swap(h_, o.h_); }
+
+  // ---- the handle ----
+  // Takes ownership of a new reference (e.g. an output of a C call).
+  static Tensor adopt(tc_tensor h) noexcept {
+    Tensor t;
+    t.h_ = h;
+    return t;
+  }
+  // Retains a borrowed handle.
+  static Tensor borrow(tc_tensor h) noexcept {
+    tc_tensor_retain(h);
+    return adopt(h);
+  }
+  tc_tensor get() const noexcept { return h_; }  // borrowed
+  // Gives up ownership: returns the handle (the caller releases it) and leaves this undefined.
+  tc_tensor release() noexcept {
+    tc_tensor h = h_;
+    h_ = nullptr;
+    return h;
+  }
+  bool defined() const noexcept { return h_ != nullptr; }
+  // The number of strong references to the tensor (handles and tensorc's own).
+  int64_t use_count() const {
+    if (!h_) return 0;
+    int64_t n = 0;
+    detail::check(tc_tensor_use_count(&n, h_));
+    return n;
+  }
+
+  // ---- metadata (each call asks the C ABI) ----
+  int64_t dim() const {
+    int64_t d = 0;
+    detail::check(tc_tensor_dim(&d, h_));
+    return d;
+  }
+  int64_t ndimension() const { return dim(); }
+  std::vector<int64_t> sizes() const { return shape_query(&tc_tensor_sizes); }
+  std::vector<int64_t> strides() const { return shape_query(&tc_tensor_strides); }
+  int64_t size(int64_t d) const {
+    int64_t s = 0;
+    detail::check(tc_tensor_size(&s, h_, d));
+    return s;
+  }
+  int64_t stride(int64_t d) const {
+    std::vector<int64_t> st = strides();
+    const int64_t n = int64_t(st.size());
+    if (d < -n || d >= n)
+      throw IndexError("tensorc::Tensor::stride: dim " + std::to_string(d) + " is out of range for a tensor of " +
+                       std::to_string(n) + " dims");
+    return st[size_t(d < 0 ? d + n : d)];
+  }
+  int64_t numel() const {
+    int64_t n = 0;
+    detail::check(tc_tensor_numel(&n, h_));
+    return n;
+  }
+  ScalarType scalar_type() const {
+    tc_dtype d = 0;
+    detail::check(tc_tensor_dtype(&d, h_));
+    return static_cast<ScalarType>(d);
+  }
+  ScalarType dtype() const { return scalar_type(); }
+  size_t element_size() const { return tensorc::element_size(scalar_type()); }
+  Device device() const {
+    tc_device d{};
+    detail::check(tc_tensor_device(&d, h_));
+    return detail::from_c(d);
+  }
+  bool is_cpu() const { return device().is_cpu(); }
+  bool is_cuda() const { return device().is_cuda(); }
+  int64_t storage_offset() const {
+    int64_t o = 0;
+    detail::check(tc_tensor_storage_offset(&o, h_));
+    return o;
+  }
+  bool is_contiguous() const {
+    bool c = false;
+    detail::check(tc_tensor_is_contiguous(&c, h_));
+    return c;
+  }
+  // The version counter, bumped by every in-place write (libtorch: _version()).
+  uint32_t version() const {
+    uint32_t v = 0;
+    detail::check(tc_tensor_version(&v, h_));
+    return v;
+  }
+  uint32_t _version() const { return version(); }
+
+  // ---- data ----
+  void* data_ptr() const {
+    void* p = nullptr;
+    detail::check(tc_tensor_data_ptr(&p, h_));
+    return p;
+  }
+  // Checked: T must be the tensor's element type.
+  template <class T> T* data_ptr() const {
+    check_dtype<T>("data_ptr");
+    return static_cast<T*>(data_ptr());
+  }
+  template <class T> const T* const_data_ptr() const { return data_ptr<T>(); }
+  // The value of a one-element tensor.
+  Scalar item() const {
+    tc_scalar s{};
+    detail::check(tc_tensor_item(&s, h_));
+    return Scalar(s);
+  }
+  template <class T> T item() const { return item().to<T>(); }
+  // The elements in row-major order (any strides); T must be the element type.
+  template <class T> std::vector<T> to_vector() const {
+    check_dtype<T>("to_vector");
+    const size_t n = static_cast<size_t>(numel());
+    if constexpr (std::is_same_v<T, bool>) {  // std::vector<bool> has no data()
+      std::unique_ptr<bool[]> buf(new bool[n ? n : 1]);
+      detail::check(tc_tensor_copy_to_buffer(buf.get(), n * sizeof(bool), h_));
+      return std::vector<bool>(buf.get(), buf.get() + n);
+    } else {
+      std::vector<T> v(n);
+      detail::check(tc_tensor_copy_to_buffer(v.data(), n * sizeof(T), h_));
+      return v;
+    }
+  }
+  // As PyTorch prints it: "tensor([1., 2.])".
+  std::string to_string() const;
+  // Element access checked once (dtype, dim, CPU), then unchecked: a[i][j].
+  template <class T, size_t N> TensorAccessor<T, N> accessor() const&;
+  template <class T, size_t N> TensorAccessor<T, N> accessor() && = delete;  // would dangle
+
+  // ---- autograd ----
+  bool requires_grad() const {
+    bool r = false;
+    detail::check(tc_tensor_requires_grad(&r, h_));
+    return r;
+  }
+  const Tensor& set_requires_grad(bool r) const {
+    detail::check(tc_tensor_set_requires_grad(h_, r));
+    return *this;
+  }
+  const Tensor& requires_grad_(bool r = true) const { return set_requires_grad(r); }
+  // The accumulated gradient; undefined when there is none.
+  Tensor grad() const {
+    tc_tensor g = nullptr;
+    detail::check(tc_tensor_grad(&g, h_));
+    return adopt(g);
+  }
+  // Replaces the gradient (an undefined tensor clears it, like `x.grad = None`).
+  void set_grad(const Tensor& g) const { detail::check(tc_tensor_set_grad(h_, g.h_)); }
+  bool is_leaf() const {
+    bool l = false;
+    detail::check(tc_tensor_is_leaf(&l, h_));
+    return l;
+  }
+  void retain_grad() const { detail::check(tc_tensor_retain_grad(h_)); }
+  // "MulBackward0"; "" for a leaf.
+  std::string grad_fn_name() const;
+  // retain_graph defaults to create_graph, as in libtorch.
+  void backward(const Tensor& gradient = Tensor(), std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false) const {
+    detail::check(tc_tensor_backward(h_, gradient.h_, retain_graph.value_or(create_graph), create_graph));
+  }
+  Tensor detach() const {
+    tc_tensor d = nullptr;
+    detail::check(tc_tensor_detach(&d, h_));
+    return adopt(d);
+  }
+  const Tensor& detach_() const {
+    detail::check(tc_tensor_detach_(h_));
+    return *this;
+  }
+
+  // ---- indexing ----
+  Tensor operator[](int64_t i) const;  // select(0, i)
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const {
+    return index(ArrayRef<indexing::TensorIndex>(indices));
+  }
+  Tensor index(ArrayRef<indexing::TensorIndex> indices) const;
+  // Writes into the indexed elements: t.index_put_({Slice(), 0}, v).
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& v) {
+    return index_put_(ArrayRef<indexing::TensorIndex>(indices), v);
+  }
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& v) {
+    return index_put_(ArrayRef<indexing::TensorIndex>(indices), v);
+  }
+  Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Tensor& v);
+  Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Scalar& v);
+
+  // ---- compound assignment: in place ----
+  Tensor& operator+=(const Tensor& o) { return add_(o); }
+  Tensor& operator+=(const Scalar& o) { return add_(o); }
+  Tensor& operator-=(const Tensor& o) { return sub_(o); }
+  Tensor& operator-=(const Scalar& o) { return sub_(o); }
+  Tensor& operator*=(const Tensor& o) { return mul_(o); }
+  Tensor& operator*=(const Scalar& o) { return mul_(o); }
+  Tensor& operator/=(const Tensor& o) { return div_(o); }
+  Tensor& operator/=(const Scalar& o) { return div_(o); }
+
+  // ---- every schema op with a method variant (generated) ----
+#define TENSORC_OPS_HPP_METHODS
+#include "tensorc_ops.hpp"
+#undef TENSORC_OPS_HPP_METHODS
+
+ private:
+  template <class T> void check_dtype(const char* what) const {
+    const ScalarType t = scalar_type();
+    if (t != scalar_type_of<T>)
+      throw TypeError(std::string("tensorc::Tensor::") + what + ": the tensor's dtype is " + tensorc::to_string(t) +
+                      ", not " + tensorc::to_string(scalar_type_of<T>));
+  }
+  std::vector<int64_t> shape_query(tc_status (*fn)(int64_t*, size_t, size_t*, tc_tensor)) const {
+    int64_t buf[8];
+    size_t n = 0;
+    detail::check(fn(buf, 8, &n, h_));
+    if (n <= 8) return std::vector<int64_t>(buf, buf + n);
+    std::vector<int64_t> v(n);
+    detail::check(fn(v.data(), n, &n, h_));
+    return v;
+  }
+
+  tc_tensor h_;
+};
+#define TENSORC_HPP_TENSOR_DEFINED
+
+// A Tensor is exactly one handle, so an array of Tensors is an array of handles.
+static_assert(sizeof(Tensor) == sizeof(tc_tensor) && std::is_standard_layout_v<Tensor>,
+              "tensorc::Tensor must be layout-compatible with tc_tensor");
+
+inline void swap(Tensor& a, Tensor& b) noexcept { a.swap(b); }
+
+namespace detail {
+inline const tc_tensor* handles(TensorList l) noexcept { return reinterpret_cast<const tc_tensor*>(l.data()); }
+
+// Takes the tensors out of a list handle (which it releases).
+inline std::vector<Tensor> adopt_list(tc_tensor_list l) {
+  std::unique_ptr<tc_tensor_list_s, void (*)(tc_tensor_list)> owner(l, &tc_tensor_list_release);
+  size_t n = 0;
+  check(tc_tensor_list_size(&n, l));
+  std::vector<Tensor> out;
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    tc_tensor t = nullptr;
+    check(tc_tensor_list_get(&t, l, i));
+    out.push_back(Tensor::adopt(t));
+  }
+  return out;
+}
+
+// snprintf-style string getters of the C ABI.
+template <class F> std::string c_string(F&& fn) {
+  char buf[256];
+  size_t needed = 0;
+  check(fn(buf, sizeof buf, &needed));
+  if (needed <= sizeof buf) return std::string(buf);
+  std::string s(needed, '\0');
+  check(fn(&s[0], needed, &needed));
+  s.resize(needed - 1);
+  return s;
+}
+}  // namespace detail
+
+// ---- accessors ---------------------------------------------------------------------
+
+namespace detail {
+// A view of N dims of an accessor: raw pointer + sizes + strides, unchecked.
+template <class T, size_t N> class AccessorView {
+ public:
+  AccessorView(T* data, const int64_t* sizes, const int64_t* strides) noexcept
+      : data_(data), sizes_(sizes), strides_(strides) {}
+  AccessorView<T, N - 1> operator[](int64_t i) const noexcept {
+    return AccessorView<T, N - 1>(data_ + i * strides_[0], sizes_ + 1, strides_ + 1);
+  }
+  int64_t size(size_t d) const noexcept { return sizes_[d]; }
+  int64_t stride(size_t d) const noexcept { return strides_[d]; }
+  T* data() const noexcept { return data_; }
+
+ private:
+  T* data_;
+  const int64_t* sizes_;
+  const int64_t* strides_;
+};
+template <class T> class AccessorView<T, 1> {
+ public:
+  AccessorView(T* data, const int64_t* sizes, const int64_t* strides) noexcept
+      : data_(data), sizes_(sizes), strides_(strides) {}
+  T& operator[](int64_t i) const noexcept { return data_[i * strides_[0]]; }
+  int64_t size(size_t d) const noexcept { return sizes_[d]; }
+  int64_t stride(size_t d) const noexcept { return strides_[d]; }
+  T* data() const noexcept { return data_; }
+
+ private:
+  T* data_;
+  const int64_t* sizes_;
+  const int64_t* strides_;
+};
+}  // namespace detail
+
+// t.accessor<float, 2>(): checked once, then a[i][j] is a plain strided load.
+// Holds its own copy of the sizes and strides, not a reference to the
+// tensor: keep the tensor alive while using it.
+template <class T, size_t N> class TensorAccessor {
+  static_assert(N >= 1, "TensorAccessor needs at least one dimension");
+
+ public:
+  TensorAccessor(T* data, const int64_t* sizes, const int64_t* strides) noexcept : data_(data) {
+    for (size_t i = 0; i < N; ++i) {
+      sizes_[i] = sizes[i];
+      strides_[i] = strides[i];
+    }
+  }
+  TensorAccessor(const TensorAccessor& o) noexcept = default;
+  TensorAccessor& operator=(const TensorAccessor& o) noexcept = default;
+  decltype(auto) operator[](int64_t i) const noexcept {
+    return detail::AccessorView<T, N>(data_, sizes_.data(), strides_.data())[i];
+  }
+  int64_t size(size_t d) const noexcept { return sizes_[d]; }
+  int64_t stride(size_t d) const noexcept { return strides_[d]; }
+  IntArrayRef sizes() const noexcept { return IntArrayRef(sizes_.data(), N); }
+  IntArrayRef strides() const noexcept { return IntArrayRef(strides_.data(), N); }
+  T* data() const noexcept { return data_; }
+
+ private:
+  T* data_;
+  std::array<int64_t, N> sizes_{}, strides_{};
+};
+
+template <class T, size_t N> TensorAccessor<T, N> Tensor::accessor() const& {
+  check_dtype<T>("accessor");
+  const int64_t d = dim();
+  if (d != int64_t(N))
+    throw InvalidArgumentError("tensorc::Tensor::accessor: expected a " + std::to_string(N) + "-dim tensor, got " +
+                               std::to_string(d) + " dims");
+  if (!is_cpu()) throw DeviceError("tensorc::Tensor::accessor: the tensor is not on the CPU");
+  std::vector<int64_t> sz = sizes(), st = strides();
+  return TensorAccessor<T, N>(static_cast<T*>(data_ptr()), sz.data(), st.data());
+}
+
+inline std::string Tensor::to_string() const {
+  if (!h_) return "[ Tensor (undefined) ]";
+  return detail::c_string([&](char* b, size_t c, size_t* n) { return tc_tensor_to_string(b, c, n, h_); });
+}
+inline std::string Tensor::grad_fn_name() const {
+  return detail::c_string([&](char* b, size_t c, size_t* n) { return tc_tensor_grad_fn_name(b, c, n, h_); });
+}
+inline std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.to_string(); }
+
+}  // namespace tensorc
+
+// Every op as a free function, and the methods' definitions (generated).
+#include "tensorc_ops.hpp"
+
+namespace tensorc {
+
+// ---- indexing --------------------------------------------------------------------------
+
+inline Tensor Tensor::operator[](int64_t i) const { return select(0, i); }
+
+inline Tensor Tensor::index(ArrayRef<indexing::TensorIndex> indices) const {
+  using K = indexing::TensorIndex::Kind;
+  int64_t consumed = 0, ellipses = 0;
+  for (const auto& ix : indices) {
+    if (ix.kind() == K::Integer || ix.kind() == K::Slice) ++consumed;
+    if (ix.kind() == K::Ellipsis) ++ellipses;
+  }
+  const int64_t nd = dim();
+  if (ellipses > 1) throw IndexError("tensorc::Tensor::index: an index can only have a single ellipsis ('...')");
+  if (consumed > nd)
+    throw IndexError("tensorc::Tensor::index: too many indices for tensor of dimension " + std::to_string(nd));
+  Tensor r = alias();
+  int64_t d = 0;
+  for (const auto& ix : indices) {
+    switch (ix.kind()) {
+      case K::Integer: r = r.select(d, ix.integer()); break;
+      case K::Slice: {
+        const indexing::Slice& s = ix.slice();
+        r = r.slice(d, s.start, s.stop, s.step.value_or(1));
+        ++d;
+        break;
+      }
+      case K::None: r = r.unsqueeze(d++); break;
+      case K::Ellipsis: d += nd - consumed; break;
+    }
+  }
+  return r;
+}
+
+inline Tensor& Tensor::index_put_(ArrayRef<indexing::TensorIndex> indices, const Tensor& v) {
+  index(indices).copy_(v);
+  return *this;
+}
+inline Tensor& Tensor::index_put_(ArrayRef<indexing::TensorIndex> indices, const Scalar& v) {
+  index(indices).fill_(v);
+  return *this;
+}
+
+// ---- operators ----------------------------------------------------------------------------
+
+inline Tensor operator-(const Tensor& a) { return neg(a); }
+inline Tensor operator~(const Tensor& a) { return bitwise_not(a); }
+
+inline Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+inline Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, b); }
+inline Tensor operator+(const Scalar& a, const Tensor& b) { return add(b, a); }
+inline Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+inline Tensor operator-(const Tensor& a, const Scalar& b) { return sub(a, b); }
+inline Tensor operator-(const Scalar& a, const Tensor& b) { return rsub(b, a); }
+inline Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+inline Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, b); }
+inline Tensor operator*(const Scalar& a, const Tensor& b) { return mul(b, a); }
+inline Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+inline Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, b); }
+inline Tensor operator/(const Scalar& a, const Tensor& b) { return mul(reciprocal(b), a); }
+inline Tensor operator%(const Tensor& a, const Tensor& b) { return remainder(a, b); }
+inline Tensor operator%(const Tensor& a, const Scalar& b) { return remainder(a, b); }
+inline Tensor operator%(const Scalar& a, const Tensor& b) { return remainder(a, b); }
+inline Tensor operator&(const Tensor& a, const Tensor& b) { return bitwise_and(a, b); }
+inline Tensor operator&(const Tensor& a, const Scalar& b) { return bitwise_and(a, b); }
+inline Tensor operator&(const Scalar& a, const Tensor& b) { return bitwise_and(a, b); }
+inline Tensor operator|(const Tensor& a, const Tensor& b) { return bitwise_or(a, b); }
+inline Tensor operator|(const Tensor& a, const Scalar& b) { return bitwise_or(a, b); }
+inline Tensor operator|(const Scalar& a, const Tensor& b) { return bitwise_or(a, b); }
+inline Tensor operator^(const Tensor& a, const Tensor& b) { return bitwise_xor(a, b); }
+inline Tensor operator^(const Tensor& a, const Scalar& b) { return bitwise_xor(a, b); }
+inline Tensor operator^(const Scalar& a, const Tensor& b) { return bitwise_xor(a, b); }
+
+// Comparisons are elementwise and return bool tensors, as in libtorch.
+inline Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
+inline Tensor operator==(const Tensor& a, const Scalar& b) { return eq(a, b); }
+inline Tensor operator==(const Scalar& a, const Tensor& b) { return eq(b, a); }
+inline Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
+inline Tensor operator!=(const Tensor& a, const Scalar& b) { return ne(a, b); }
+inline Tensor operator!=(const Scalar& a, const Tensor& b) { return ne(b, a); }
+inline Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
+inline Tensor operator<(const Tensor& a, const Scalar& b) { return lt(a, b); }
+inline Tensor operator<(const Scalar& a, const Tensor& b) { return gt(b, a); }
+inline Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
+inline Tensor operator<=(const Tensor& a, const Scalar& b) { return le(a, b); }
+inline Tensor operator<=(const Scalar& a, const Tensor& b) { return ge(b, a); }
+inline Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
+inline Tensor operator>(const Tensor& a, const Scalar& b) { return gt(a, b); }
+inline Tensor operator>(const Scalar& a, const Tensor& b) { return lt(b, a); }
+inline Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
+inline Tensor operator>=(const Tensor& a, const Scalar& b) { return ge(a, b); }
+inline Tensor operator>=(const Scalar& a, const Tensor& b) { return le(b, a); }
+
+// ---- creation from C++ data ---------------------------------------------------------------
+
+// A new CPU tensor holding a copy of the row-major `data` with shape `sizes`.
+template <class T> Tensor from_data(const T* data, IntArrayRef sizes) {
+  tc_tensor t = nullptr;
+  detail::check(tc_tensor_from_data(&t, data, detail::to_c(scalar_type_of<T>), sizes.data(), sizes.size()));
+  return Tensor::adopt(t);
+}
+// A 1-dim tensor of the values (dtype from T: tensor({1.f, 2.f}) is float32).
+template <class T> Tensor tensor(ArrayRef<T> values) {
+  const int64_t n = int64_t(values.size());
+  return from_data(values.data(), IntArrayRef(&n, 1));
+}
+template <class T> Tensor tensor(std::initializer_list<T> values) { return tensor(ArrayRef<T>(values)); }
+template <class T> Tensor tensor(const std::vector<T>& values) { return tensor(ArrayRef<T>(values)); }
+
+// A tensor over memory the caller lends, without a copy (like torch::from_blob).
+// Without a deleter the caller keeps `data` alive as long as the tensor (and
+// its views) live. With one, tensorc calls deleter(data) exactly once when the
+// last of them goes, on whatever thread drops it; a deleter must not throw
+// (an exception from it is dropped). On failure the deleter is not called.
+namespace detail {
+inline const int64_t* blob_strides(IntArrayRef sizes, IntArrayRef strides) {
+  if (strides.size() != sizes.size())
+    throw InvalidArgumentError("tensorc::from_blob: " + std::to_string(strides.size()) + " strides for " +
+                               std::to_string(sizes.size()) + " sizes");
+  return list_data(strides);
+}
+inline Tensor from_blob(void* data, IntArrayRef sizes, const int64_t* strides, ScalarType dtype, Device device,
+                        std::function<void(void*)>* deleter) {
+  using Fn = std::function<void(void*)>;
+  tc_blob_deleter trampoline = [](void* ctx, void* p) {
+    Fn* f = static_cast<Fn*>(ctx);
+    try {
+      (*f)(p);
+    } catch (...) {  // nowhere to report it: a release never fails
+    }
+    delete f;
+  };
+  tc_tensor t = nullptr;
+  const tc_status st = tc_tensor_from_blob(&t, data, to_c(dtype), sizes.data(), strides, sizes.size(), to_c(device),
+                                           deleter ? trampoline : nullptr, deleter);
+  if (st != TC_OK) {
+    delete deleter;  // not called on failure: the caller keeps `data`
+    throw_error(st);
+  }
+  return Tensor::adopt(t);
+}
+}  // namespace detail
+
+inline Tensor from_blob(void* data, IntArrayRef sizes, ScalarType dtype = kFloat32, Device device = kCPU) {
+  return detail::from_blob(data, sizes, nullptr, dtype, device, nullptr);
+}
+inline Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, ScalarType dtype = kFloat32,
+                        Device device = kCPU) {
+  return detail::from_blob(data, sizes, detail::blob_strides(sizes, strides), dtype, device, nullptr);
+}
+template <class Deleter, std::enable_if_t<std::is_invocable_v<Deleter&, void*>, int> = 0>
+Tensor from_blob(void* data, IntArrayRef sizes, Deleter&& deleter, ScalarType dtype = kFloat32, Device device = kCPU) {
+  return detail::from_blob(data, sizes, nullptr, dtype, device,
+                           new std::function<void(void*)>(std::forward<Deleter>(deleter)));
+}
+template <class Deleter, std::enable_if_t<std::is_invocable_v<Deleter&, void*>, int> = 0>
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, Deleter&& deleter, ScalarType dtype = kFloat32,
+                 Device device = kCPU) {
+  const int64_t* st = detail::blob_strides(sizes, strides);
+  return detail::from_blob(data, sizes, st, dtype, device, new std::function<void(void*)>(std::forward<Deleter>(deleter)));
+}
+
+}  // namespace tensorc
