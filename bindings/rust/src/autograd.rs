@@ -1,7 +1,7 @@
 //! Autograd: gradients of tensors, grad mode, `grad()`, custom functions
 //! with Rust closures, and gradcheck.
 //!
-//! ```ignore
+//! ```rust
 //! let w = Tensor::from_slice(&[1.0f32, 2.0], &[2])?;
 //! w.set_requires_grad(true)?;
 //! let loss = (&w * &w).sum(None)?;
@@ -598,7 +598,7 @@ unsafe extern "C" fn payload_destroy(payload: *mut c_void) {
 /// A custom autograd function (PyTorch's `autograd.Function`) with a Rust
 /// forward and backward:
 ///
-/// ```ignore
+/// ```rust
 /// let square = Function::new("Square", 1,
 ///     |ctx, inputs| {                       // grad mode is off here
 ///         let x = inputs[0].tensor()?;

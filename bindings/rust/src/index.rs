@@ -1,6 +1,6 @@
 //! Indexing in the style of `t[1:3, 0, None, ...]`: [`Tensor::i`].
 //!
-//! ```ignore
+//! ```rust
 //! use tensorc::{NewAxis, Ellipsis};
 //! let row = t.i(1)?;                    // t[1]
 //! let block = t.i((1..3, ..))?;         // t[1:3, :]

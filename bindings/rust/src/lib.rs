@@ -1,7 +1,7 @@
 //! Safe Rust bindings to tensorc: tensors with autograd, over tensorc's C ABI
 //! (`include/tensorc.h`) and nothing else. No dependencies.
 //!
-//! ```ignore
+//! ```rust
 //! use tensorc::{ops, Kind, Tensor};
 //! let x = Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
 //! let y = &x * 2.0;                                  // operators panic on error
