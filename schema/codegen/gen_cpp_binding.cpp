@@ -77,6 +77,8 @@ std::string arg_default(const Argument& a) {
     return items.empty() ? "ArrayRef<int64_t>()" : r + "})";
   }
   std::string d = cpp_default(a);  // bool lists: std::vector<bool>{...}
+  if (t.base == BaseType::Int && !t.is_list && d != *a.default_value)  // a named constant: Mean
+    return "Reduction::" + *a.default_value;
   if (t.is_list && t.base == BaseType::Bool) {
     d = d.substr(d.find('{'));
     return d == "{}" ? "ArrayRef<bool>()" : "ArrayRef<bool>(" + d + ")";

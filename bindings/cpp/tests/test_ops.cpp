@@ -157,7 +157,7 @@ TEST(Ops, WhereMatmulAndNN) {
   Tensor target = tensor(std::vector<int64_t>{0, 1});
   const float ce = cross_entropy_loss(logits, target).item<float>();
   EXPECT_NEAR(ce, std::log(1 + std::exp(-2.0f)), 1e-5);
-  EXPECT_NEAR(cross_entropy_loss(logits, target, std::nullopt, 2).item<float>(), 2 * ce, 1e-5);  // reduction=Sum
+  EXPECT_NEAR(cross_entropy_loss(logits, target, std::nullopt, Reduction::Sum).item<float>(), 2 * ce, 1e-5);
   EXPECT_NEAR(softmax(logits, 1).sum().item<float>(), 2.0f, 1e-5);
   EXPECT_EQ(log_softmax(logits, 1, kFloat64).scalar_type(), kFloat64);
   Tensor x = randn({4, 3}), w = randn({5, 3});

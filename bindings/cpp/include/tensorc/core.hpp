@@ -379,6 +379,11 @@ template <class T> const T* list_data(ArrayRef<T> a) noexcept {
 }
 }  // namespace detail
 
+// The `reduction` of the loss ops (at::Reduction).
+namespace Reduction {
+enum Reduction : int64_t { None = 0, Mean = 1, Sum = 2 };
+}  // namespace Reduction
+
 // ---- random generators ----------------------------------------------------------------
 
 // A Philox generator; copies share it (like at::Generator).
