@@ -124,7 +124,11 @@ fn find() -> Result<Found, String> {
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let found = match find() {
-        Ok(f) => f,
+        Ok(mut f) => {
+            // tidy paths such as <prefix>/lib/pkgconfig/../../lib for the rpath
+            f.lib_dir = fs::canonicalize(&f.lib_dir).unwrap_or(f.lib_dir);
+            f
+        }
         Err(why) => panic!(
             "\n\ntensorc: cannot find libtensorc ({}).\n\
              Build tensorc first (cmake -S . -B build && cmake --build build, from the repository root), or set one of:\n  \
