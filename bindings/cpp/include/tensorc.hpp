@@ -7,8 +7,11 @@
 // It includes only tensorc.h (and the generated op surface, tensorc_ops.hpp)
 // and links only libtensorc. See docs/cpp.md.
 //  - tensorc/core.hpp      errors, ScalarType, Device, Scalar, ArrayRef, Generator
-//  - tensorc/tensor.hpp    Tensor, indexing, accessors, operators, from_blob
-//  - tensorc_ops.hpp       every schema op (generated from schema/ops.yaml)
+//  - tensorc/tensor.hpp    Tensor, the index types; includes tensorc_ops.hpp,
+//                          every schema op (generated from schema/ops.yaml)
+//  - tensorc/accessor.hpp  t.accessor<T, N>()
+//  - tensorc/operators.hpp indexing, operators
+//  - tensorc/creation.hpp  tensor(), from_data(), from_blob()
 //  - tensorc/autograd.hpp  grad mode guards, autograd::grad, custom functions, gradcheck
 #ifndef TENSORC_HPP
 #define TENSORC_HPP
@@ -19,6 +22,9 @@
 
 #include "tensorc/core.hpp"
 #include "tensorc/tensor.hpp"
+#include "tensorc/accessor.hpp"
+#include "tensorc/operators.hpp"
+#include "tensorc/creation.hpp"
 #include "tensorc/autograd.hpp"
 
 #endif  // TENSORC_HPP

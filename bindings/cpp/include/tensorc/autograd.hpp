@@ -8,7 +8,9 @@
 // (apply, backward, grad, gradcheck) rethrows the original exception.
 #pragma once
 
+#include <algorithm>
 #include <any>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <typeinfo>
