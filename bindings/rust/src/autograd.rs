@@ -2,7 +2,7 @@
 //! with Rust closures, and gradcheck.
 //!
 //! ```rust
-//! let w = Tensor::from_slice(&[1.0f32, 2.0], &[2])?;
+//! let mut w = Tensor::from_slice(&[1.0f32, 2.0], &[2])?;
 //! w.set_requires_grad(true)?;
 //! let loss = (&w * &w).sum(None)?;
 //! loss.backward()?;
