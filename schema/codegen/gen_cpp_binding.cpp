@@ -193,14 +193,13 @@ CArg c_arg(const Argument& a) {
       if (pointer_style(a)) return {"", {"&" + n + ".c()"}};
       return {"", {n + ".c()"}};
     case BaseType::ScalarType:
-    case BaseType::Device: {
-      std::string conv = t.base == BaseType::ScalarType ? "detail::to_c" : "detail::to_c";
+    case BaseType::Device: {  // enum class / class: converted by detail::to_c
       std::string ct = c_value_type(t.base);
       if (t.optional)
-        return {"  const " + ct + " " + n + "_c = " + n + " ? " + conv + "(*" + n + ") : " + ct + "{};\n",
+        return {"  const " + ct + " " + n + "_c = " + n + " ? detail::to_c(*" + n + ") : " + ct + "{};\n",
                 {n + " ? &" + n + "_c : nullptr"}};
-      if (pointer_style(a)) return {"  const " + ct + " " + n + "_c = " + conv + "(" + n + ");\n", {"&" + n + "_c"}};
-      return {"", {conv + "(" + n + ")"}};
+      if (pointer_style(a)) return {"  const " + ct + " " + n + "_c = detail::to_c(" + n + ");\n", {"&" + n + "_c"}};
+      return {"", {"detail::to_c(" + n + ")"}};
     }
     default: return {"#error unsupported argument type\n", {}};
   }

@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
+#include <thread>
 
 using namespace tensorc;
 using tensorc::autograd::AutogradContext;
@@ -361,4 +363,28 @@ TEST(Gradcheck, PassesFailsAndRethrows) {
   EXPECT_THROW(autograd::gradcheck([&](const variable_list& in) { return wrong.apply(in[0]); }, {a}), RuntimeError);
   EXPECT_THROW(autograd::gradcheck([](const variable_list&) -> Tensor { throw std::logic_error("in fn"); }, {a}),
                std::logic_error);
+}
+
+TEST(CustomFunction, CallbackExceptionsStayOnTheirThread) {
+  // Each thread's exception comes back on that thread; grad mode is per thread.
+  std::vector<std::string> seen(4);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i)
+    threads.emplace_back([i, &seen] {
+      autograd::LambdaFunction fails(
+          "Fails",
+          [i](AutogradContext*, const Tensor&) -> Tensor { throw std::runtime_error("thread " + std::to_string(i)); },
+          [](AutogradContext*, variable_list g) { return g; });
+      NoGradGuard ng;
+      for (int k = 0; k < 50; ++k) {
+        try {
+          fails.apply(ones({1}));
+        } catch (const std::runtime_error& e) {
+          seen[size_t(i)] = e.what();
+        }
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(seen[size_t(i)], "thread " + std::to_string(i));
+  EXPECT_TRUE(GradMode::is_enabled());
 }
