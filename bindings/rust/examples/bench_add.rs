@@ -1,8 +1,10 @@
 //! The cost of the safe layer: a 1-element float32 add through `&a + &b` and
 //! `a.add(&b, None)` against the raw C call `tc_add_Tensor` + release, in one
 //! process, interleaved (A/B/C, rotating the order each trial), several trials;
-//! prints a markdown table of medians, spread (min..max over trials) and the
-//! ratio to the raw call.
+//! prints a markdown table of medians, spread (min..max over trials), the
+//! ratio of medians to the raw call and the median of the per-trial ratios
+//! (each trial's variants ran back to back, so that ratio resists a noisy
+//! machine best).
 //!
 //!   cargo run --release --offline --example bench_add [-- --trials N --iters M]
 use std::ptr;
@@ -94,13 +96,14 @@ fn main() -> tensorc::Result<()> {
     let mut meds = Vec::new();
     println!("1-element float32 add, {} trials x {} calls, interleaved; ns per call", trials, iters);
     println!();
-    println!("| variant | median ns | min..max ns | ratio to raw C |");
-    println!("|---|---:|---:|---:|");
+    println!("| variant | median ns | min..max ns | ratio of medians | median per-trial ratio |");
+    println!("|---|---:|---:|---:|---:|");
     for (i, (name, _)) in variants.iter().enumerate() {
+        let mut ratios: Vec<f64> = samples[i].iter().zip(samples[0].iter()).map(|(x, r)| x / r).collect();
         let (lo, hi) = samples[i].iter().fold((f64::MAX, 0.0f64), |(l, h), &x| (l.min(x), h.max(x)));
-        let m = median(&mut samples[i]);
+        let m = median(&mut samples[i].clone());
         meds.push(m);
-        println!("| {} | {:.1} | {:.1}..{:.1} | {:.3} |", name, m, lo, hi, m / meds[0]);
+        println!("| {} | {:.1} | {:.1}..{:.1} | {:.3} | {:.3} |", name, m, lo, hi, m / meds[0], median(&mut ratios));
     }
     Ok(())
 }
