@@ -320,6 +320,10 @@ std::string safe_fn(const OpInfo& op, const std::string& name, bool method) {
     ret = self_mut ? "Result<&mut Tensor>" : "Result<()>";
     result = self_mut ? "Ok(self)" : "Ok(())";
   } else {
+    // ATen's convention: an op with a bool[] output_mask leaves the outputs it
+    // masks off undefined (NULL handles), so its tensors come back as Option.
+    const Argument* mask = s.find_argument("output_mask");
+    const bool maybe_undefined = mask && mask->type.base == BaseType::Bool && mask->type.is_list;
     std::vector<std::string> types, vals;
     for (const Out& o : outs) {
       const Type& t = o.ret->type;
@@ -330,8 +334,8 @@ std::string safe_fn(const OpInfo& op, const std::string& name, bool method) {
         vals.push_back("crate::tensor::list_into_vec(" + o.name + ")");
       } else if (t.base == BaseType::Tensor) {
         out_decls += "let mut " + o.name + ": sys::tc_tensor = ptr::null_mut();\n        ";
-        types.push_back("Tensor");
-        vals.push_back("Tensor::from_out(" + o.name + ")");
+        types.push_back(maybe_undefined ? "Option<Tensor>" : "Tensor");
+        vals.push_back(maybe_undefined ? "Result::<Option<Tensor>>::Ok(unsafe { Tensor::from_raw(" + o.name + ") })" : "Tensor::from_out(" + o.name + ")");
       } else {
         std::string init = t.base == BaseType::Scalar ? "sys::tc_scalar::default()"
                            : t.base == BaseType::Device ? "sys::tc_device { type_: 0, index: 0 }"

@@ -254,3 +254,15 @@ fn kinds_devices_and_display() -> Result<()> {
     assert!(tensorc::op_dump_table("addmm")?.contains("CPU"));
     Ok(())
 }
+
+#[test]
+fn masked_outputs_come_back_as_none() -> Result<()> {
+    // native_layer_norm_backward leaves the outputs output_mask turns off undefined
+    let x = ops::randn(&[2, 4], None, Kind::Float64, None)?;
+    let (y, mean, rstd) = ops::native_layer_norm(&x, &[4], None, None, 1e-5)?;
+    let go = ops::ones_like(&y, None, None)?;
+    let (gi, gw, gb) = ops::native_layer_norm_backward(&go, &x, &[4], &mean, &rstd, None, None, &[true, false, false])?;
+    assert_eq!(gi.expect("the input gradient was asked for").size(), vec![2, 4]);
+    assert!(gw.is_none() && gb.is_none());
+    Ok(())
+}
