@@ -85,8 +85,8 @@ impl Tensor {
     /// A borrowed handle seen as a `&Tensor` (no reference taken).
     ///
     /// # Safety
-    /// `*raw` is a valid, non-NULL handle that outlives `'a`.
-    pub(crate) unsafe fn borrow_raw<'a>(raw: &'a sys::tc_tensor) -> &'a Tensor {
+    /// `*raw` is a valid, non-NULL handle that outlives the borrow.
+    pub(crate) unsafe fn borrow_raw(raw: &sys::tc_tensor) -> &Tensor {
         debug_assert!(!raw.is_null());
         &*(raw as *const sys::tc_tensor as *const Tensor)
     }

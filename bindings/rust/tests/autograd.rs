@@ -184,3 +184,25 @@ fn training_ops_have_gradients() -> Result<()> {
     assert_eq!(g.kind(), Kind::Float64);
     Ok(())
 }
+
+#[test]
+fn independent_graphs_on_several_threads() {
+    let handles: Vec<_> = (0..4)
+        .map(|k| {
+            std::thread::spawn(move || -> Result<Vec<f64>> {
+                let w = leaf(&[k as f64, 1.0]);
+                for _ in 0..50 {
+                    let loss = w.mul(&w)?.sum(None)?;
+                    loss.backward()?;
+                }
+                let _g = NoGradGuard::new(); // per thread
+                assert!(!autograd::is_grad_enabled());
+                w.grad().unwrap().to_vec::<f64>()
+            })
+        })
+        .collect();
+    assert!(autograd::is_grad_enabled(), "the other threads' guards do not reach this one");
+    for (k, h) in handles.into_iter().enumerate() {
+        assert_eq!(h.join().unwrap().unwrap(), vec![100.0 * k as f64, 100.0]);
+    }
+}

@@ -158,6 +158,7 @@ fn matmul_views_and_shapes() -> Result<()> {
     let tr = a.transpose(0, 1)?;
     assert_eq!((tr.size(), tr.strides(), tr.is_contiguous()), (vec![3, 2], vec![1, 3], false));
     assert!(tr.contiguous()?.is_contiguous());
+    assert_eq!(tr.to_vec::<f32>()?, vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0], "to_vec reads any strides in row-major order");
     assert_eq!(a.unsqueeze(0)?.size(), vec![1, 2, 3]);
     assert_eq!(a.flatten(None, None)?.size(), vec![6]);
     assert_eq!(a.permute(&[1, 0])?.size(), vec![3, 2]);
