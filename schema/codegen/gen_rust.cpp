@@ -42,7 +42,9 @@ const std::set<std::string>& reserved_names() {
       "size_dim", "dim", "numel", "kind", "device", "strides", "is_contiguous", "storage_offset", "data_ptr",
       "version", "use_count", "requires_grad", "set_requires_grad", "grad", "set_grad", "is_leaf",
       "retain_grad", "grad_fn_name", "detach", "detach_", "backward", "backward_with", "deep_clone", "i",
-      "index_with", "to_kind", "to_device", "copy_to_slice"};
+      "index_with", "to_kind", "to_device", "copy_to_slice", "from_vec", "item_scalar", "borrow_raw",
+      // private helpers on Tensor
+      "format", "query", "dims_query", "null_output"};
   return r;
 }
 
