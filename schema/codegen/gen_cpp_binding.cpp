@@ -86,16 +86,31 @@ std::string arg_default(const Argument& a) {
   return d;
 }
 
-// Parameters in C++ order, defaults on the trailing run that has them all,
+// Where defaults start: the trailing run of arguments that all have one,
 // never before `floor` (see OpInfo::default_floor).
-std::string params(const OpInfo& op, bool with_defaults, bool skip_self) {
+size_t first_default(const OpInfo& op) {
   std::vector<const Argument*> order = cpp_op_params_order(op.nf->func);
   size_t first = order.size();
   while (first > 0 && !arg_default(*order[first - 1]).empty()) --first;
-  first = std::max(first, op.default_floor);
+  return std::max(first, op.default_floor);
+}
+
+// Where the schema's defaults start, before the floor is applied.
+size_t schema_first_default(const OpInfo& op) {
+  std::vector<const Argument*> order = cpp_op_params_order(op.nf->func);
+  size_t first = order.size();
+  while (first > 0 && !arg_default(*order[first - 1]).empty()) --first;
+  return first;
+}
+
+// The parameter list: the first `given` parameters in C++ order (all of
+// them: npos), with defaults from first_default() on when with_defaults.
+std::string params(const OpInfo& op, bool with_defaults, bool skip_self, size_t given = std::string::npos) {
+  std::vector<const Argument*> order = cpp_op_params_order(op.nf->func);
+  const size_t first = first_default(op);
   std::string r;
   bool any = false;
-  for (size_t i = 0; i < order.size(); ++i) {
+  for (size_t i = 0; i < order.size() && i < given; ++i) {
     const Argument& a = *order[i];
     if (skip_self && a.name == "self") continue;
     r += (any ? ", " : "") + arg_type(a) + " " + a.name;
@@ -103,6 +118,16 @@ std::string params(const OpInfo& op, bool with_defaults, bool skip_self) {
     if (with_defaults && i >= first) r += " = " + arg_default(a);
   }
   return r;
+}
+
+// The types of the first `given` parameters (self skipped for methods): two
+// declarations with the same key cannot both exist.
+std::string prefix_key(const OpInfo& op, size_t given, bool skip_self) {
+  std::vector<const Argument*> order = cpp_op_params_order(op.nf->func);
+  std::string k = op.cpp_name + "(";
+  for (size_t i = 0; i < given; ++i)
+    if (!(skip_self && order[i]->name == "self")) k += arg_type(*order[i]) + ",";
+  return k + ")";
 }
 
 bool returns_write(const Return& r) { return r.annotation && r.annotation->is_write; }
@@ -218,11 +243,12 @@ std::string wrap_out(const Return& r, const std::string& v) {
   return v;
 }
 
-std::string free_function(const OpInfo& op) {
+// The statements calling the C entry point and returning its result. The
+// parameters from `given` on were left out by the caller: their C arguments
+// are NULL, which the C ABI reads as the schema's default.
+std::string body(const OpInfo& op, size_t given) {
   const FunctionSchema& s = op.nf->func;
   Writer w;
-  w << "// " << op.nf->func_text << "\n";
-  w << "inline " << return_type(s) << " " << op.cpp_name << "(" << params(op, true, false) << ") {\n";
   std::vector<std::string> call;
   std::vector<std::string> outs;  // per return: the expression returned
   for (size_t i = 0; i < s.returns.size(); ++i) {
@@ -238,8 +264,13 @@ std::string free_function(const OpInfo& op) {
     call.push_back("&" + v);
     outs.push_back(wrap_out(r, v));
   }
-  for (const Argument* a : cpp_op_params_order(s)) {
-    CArg c = c_arg(*a);
+  std::vector<const Argument*> order = cpp_op_params_order(s);
+  for (size_t i = 0; i < order.size(); ++i) {
+    CArg c = c_arg(*order[i]);
+    if (i >= given) {  // left out: the default
+      for (std::string& e : c.exprs) e = &e == &c.exprs[0] ? "nullptr" : "0";
+      c.prep.clear();
+    }
     w << c.prep;
     for (const std::string& e : c.exprs) call.push_back(e);
   }
@@ -253,15 +284,29 @@ std::string free_function(const OpInfo& op) {
     for (size_t i = 0; i < outs.size(); ++i) w << (i ? ", " : "") << outs[i];
     w << ");\n";
   }
-  w << "}\n\n";
   return w.str();
+}
+
+std::string free_function(const OpInfo& op) {
+  const FunctionSchema& s = op.nf->func;
+  return "// " + op.nf->func_text + "\ninline " + return_type(s) + " " + op.cpp_name + "(" + params(op, true, false) +
+         ") {\n" + body(op, std::string::npos) + "}\n\n";
+}
+
+// An overload taking only the first `given` parameters, for a call C++
+// default arguments cannot express (see overloads_for_defaults).
+std::string free_function_given(const OpInfo& op, size_t given) {
+  const FunctionSchema& s = op.nf->func;
+  return "// " + op.nf->func_text + ", the rest defaulted\ninline " + return_type(s) + " " + op.cpp_name + "(" +
+         params(op, false, false, given) + ") {\n" + body(op, given) + "}\n\n";
 }
 
 bool method_is_mutating(const OpInfo& op) { return is_mutable(*op.nf->func.find_argument("self")); }
 
-std::string method_decl(const OpInfo& op) {
+std::string method_decl(const OpInfo& op, size_t given = std::string::npos) {
   const FunctionSchema& s = op.nf->func;
-  return "  " + return_type(s) + " " + op.cpp_name + "(" + params(op, true, true) + ") const;\n";
+  return "  " + return_type(s) + " " + op.cpp_name + "(" + params(op, given == std::string::npos, true, given) +
+         ") const;\n";
 }
 
 std::string method_def(const OpInfo& op) {
@@ -276,9 +321,43 @@ std::string method_def(const OpInfo& op) {
          op.cpp_name + "(" + args + ");\n}\n";
 }
 
+// A method overload taking only the first `given` parameters: its own body
+// (a free function of that arity may belong to another op of the name).
+std::string method_def_given(const OpInfo& op, size_t given) {
+  const FunctionSchema& s = op.nf->func;
+  std::string self = method_is_mutating(op) ? "  Tensor& self = const_cast<Tensor&>(*this);\n" : "  const Tensor& self = *this;\n";
+  return "inline " + return_type(s) + " Tensor::" + op.cpp_name + "(" + params(op, false, true, given) + ") const {\n" +
+         self + body(op, given) + "}\n";
+}
+
+// Default arguments C++ cannot have: where two overloads of a name share
+// their leading parameter types, the defaults after them are dropped (else a
+// call omitting them would be ambiguous), so `var(t)` would not compile
+// (var(self, unbiased=True) and var.correction(self, dim=None, ...)). For
+// each such shorter call, the first op in schema order gets an overload
+// taking exactly those parameters, as the schema's own resolution would pick
+// it; the arguments left out take their defaults. Returns (op, given) pairs.
+std::vector<std::pair<const OpInfo*, size_t>> overloads_for_defaults(const Model& m, bool methods) {
+  std::set<std::string> callable;  // every parameter-type list some declaration accepts
+  auto in_scope = [&](const OpInfo& op) { return !methods || wants_method(op); };
+  for (const OpInfo& op : m.ops) {
+    if (!in_scope(op)) continue;
+    const size_t n = cpp_op_params_order(op.nf->func).size();
+    for (size_t k = first_default(op); k <= n; ++k) callable.insert(prefix_key(op, k, methods));
+  }
+  std::vector<std::pair<const OpInfo*, size_t>> extra;
+  for (const OpInfo& op : m.ops) {
+    if (!in_scope(op)) continue;
+    for (size_t k = schema_first_default(op); k < first_default(op); ++k)
+      if (callable.insert(prefix_key(op, k, methods)).second) extra.emplace_back(&op, k);
+  }
+  return extra;
+}
+
 }  // namespace
 
 std::string gen_cpp_binding(const Model& m) {
+  const auto extra_functions = overloads_for_defaults(m, false), extra_methods = overloads_for_defaults(m, true);
   Writer w;
   w << "// Generated by tc_codegen from schema/ops.yaml. Do not edit.\n"
     << "// The op surface of the C++ wrapper: include <tensorc.hpp>, not this file.\n"
@@ -286,15 +365,19 @@ std::string gen_cpp_binding(const Model& m) {
     << "// ---- inside class tensorc::Tensor: methods, per the schema's variants ----\n";
   for (const OpInfo& op : m.ops)
     if (wants_method(op)) w << method_decl(op);
+  for (const auto& [op, given] : extra_methods) w << method_decl(*op, given);
   w << "#else  // after class tensorc::Tensor\n"
     << "#ifndef TENSORC_OPS_HPP\n#define TENSORC_OPS_HPP\n"
     << "#ifndef TENSORC_HPP_TENSOR_DEFINED\n#error \"include <tensorc.hpp>, not tensorc_ops.hpp\"\n#endif\n\n"
     << "namespace tensorc {\n\n"
     << "// ---- every op as a free function ----\n\n";
   for (const OpInfo& op : m.ops) w << free_function(op);
+  w << "// ---- calls the default arguments above cannot express ----\n\n";
+  for (const auto& [op, given] : extra_functions) w << free_function_given(*op, given);
   w << "// ---- the methods ----\n\n";
   for (const OpInfo& op : m.ops)
     if (wants_method(op)) w << method_def(op);
+  for (const auto& [op, given] : extra_methods) w << method_def_given(*op, given);
   w << "\n}  // namespace tensorc\n\n#endif  // TENSORC_OPS_HPP\n#endif  // TENSORC_OPS_HPP_METHODS\n";
   return w.str();
 }

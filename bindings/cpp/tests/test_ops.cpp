@@ -49,7 +49,18 @@ TEST(Ops, ReductionsWithIntLists) {
   EXPECT_EQ(vals<float>(t.amax(1)), (std::vector<float>{2, 5}));
   EXPECT_EQ(vals<int64_t>(t.argmax(1)), (std::vector<int64_t>{2, 2}));
   EXPECT_EQ(t.argmax().item<int64_t>(), 5);
-  EXPECT_NEAR(t.var(true).item<float>(), 3.5f, 1e-5);  // var(self, unbiased) and var.correction: no call without args
+  EXPECT_NEAR(t.var(true).item<float>(), 3.5f, 1e-5);
+  // Calls C++ default arguments cannot express (var(self, unbiased=True) and
+  // var.correction(self, dim=None, ...) share their first parameter): an
+  // overload for the first op in schema order, as the schema resolves them.
+  EXPECT_NEAR(var(t).item<float>(), 3.5f, 1e-5);
+  EXPECT_NEAR(t.var().item<float>(), 3.5f, 1e-5);
+  EXPECT_NEAR(t.std().item<float>(), std::sqrt(3.5f), 1e-5);
+  // var.dim(self, dim): unbiased=True, keepdim=False. (A braced `{1}` would
+  // pick var(self, bool unbiased): C++ prefers int -> bool to a user-defined
+  // conversion, as in libtorch; spell the list's type.)
+  EXPECT_NEAR(var(t, IntArrayRef{1}).sum().item<float>(), 2.0f, 1e-5);
+  EXPECT_EQ(t.std(std::vector<int64_t>{0}).sizes(), std::vector<int64_t>{3});
   EXPECT_NEAR(var(t, std::nullopt, 0).item<float>(), 35.0f / 12.0f, 1e-5);  // correction=0
   EXPECT_TRUE(t.any().item<bool>());
   EXPECT_EQ(vals<bool>(all(t, 1)), (std::vector<bool>{false, true}));
@@ -111,6 +122,7 @@ TEST(Ops, Factories) {
   EXPECT_EQ(eye(3).sum().item<float>(), 3);
   EXPECT_EQ(eye(2, 3).sizes(), (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(vals<int64_t>(arange(2, 8, 3)), (std::vector<int64_t>{2, 5}));
+  EXPECT_EQ(vals<int64_t>(arange(2, 5)), (std::vector<int64_t>{2, 3, 4}));  // arange.start, the rest defaulted
   EXPECT_EQ(arange(0.0, 1.0, 0.25).numel(), 4);
   EXPECT_EQ(linspace(0, 1, 5).numel(), 5);
   EXPECT_EQ(zeros_like(eye(2), kInt64).scalar_type(), kInt64);
