@@ -156,6 +156,7 @@ fn main() {
             found.how
         ),
     };
+    let gen_dir = fs::canonicalize(&gen_dir).unwrap_or(gen_dir);
     let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
     for f in GEN_FILES.iter() {
         let src = gen_dir.join(f);
