@@ -202,7 +202,7 @@ SafeArg safe_arg(const Argument& a, bool receiver) {
   std::string n = receiver ? "self" : rust_ident(a.name);
   SafeArg r;
   bool opt = pointer_style(a);
-  if (opt) r.doc = "`" + n + "`: `None` = " + default_text(a);
+  if (opt) r.doc = "`" + n + "`: " + (a.default_value ? "`None` = " + default_text(a) : std::string("may be `None`"));
   if (t.base == BaseType::Tensor) {
     if (t.is_list) {
       r.param = n + (t.elem_optional ? ": &[Option<Tensor>]" : ": &[Tensor]");
