@@ -615,8 +615,8 @@ unsafe extern "C" fn payload_destroy(payload: *mut c_void) {
 /// An `Err` returned by a closure comes back from `apply` (forward) or from
 /// `backward` (backward) with its kind and message. A panic in a closure is
 /// caught before it reaches C and comes back the same way as an
-/// `ErrorKind::Runtime` error whose message is "<name> forward panicked:
-/// <panic message>" (or "backward"). The closures must be `Send + Sync`:
+/// `ErrorKind::Runtime` error whose message ends with
+/// `"<name> forward panicked: <panic message>"` (or `backward`). The closures must be `Send + Sync`:
 /// a recorded graph keeps them and may run or free them on another thread.
 pub struct Function {
     raw: NonNull<sys::tc_function_s>,
@@ -626,7 +626,7 @@ pub struct Function {
 unsafe impl Send for Function {}
 
 impl Function {
-    /// Defines a function named `name` (its graph nodes are "<name>Backward")
+    /// Defines a function named `name` (its graph nodes are `"<name>Backward"`)
     /// with `n_outputs` tensor outputs. `forward` gets the inputs and returns
     /// exactly `n_outputs` tensors; `backward` gets one gradient per output
     /// and returns one entry per input (`None`: no gradient).
