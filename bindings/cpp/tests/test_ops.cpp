@@ -107,6 +107,9 @@ TEST(Ops, ViewsShapesAndConversions) {
   EXPECT_EQ(t.to(kFloat64).scalar_type(), kFloat64);
   EXPECT_EQ(t.to(kInt64).to_vector<int64_t>(), (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
   EXPECT_EQ(t.to(Device(kCPU), kInt32).scalar_type(), kInt32);
+  EXPECT_EQ(t.to(kCPU).get(), t.get());  // hand-written to(Device): nothing to change, the same tensor
+  EXPECT_EQ(t.to(kCPU, false, true).scalar_type(), kFloat32);  // copy=true: a new tensor of the same dtype
+  EXPECT_NE(t.to(kCPU, false, true).get(), t.get());
   EXPECT_EQ(_to_copy(t, kFloat64, kCPU).scalar_type(), kFloat64);
   Tensor v = t.view({2, 3});
   EXPECT_EQ(v.to(v).get(), v.get());  // to.other with nothing to change: the same tensor

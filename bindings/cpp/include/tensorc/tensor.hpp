@@ -269,6 +269,11 @@ class Tensor {
   Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Tensor& v);
   Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Scalar& v);
 
+  // To another device, keeping the dtype (the schema's to.device takes both).
+  Tensor to(Device device, bool non_blocking = false, bool copy = false) const {
+    return to(device, scalar_type(), non_blocking, copy);
+  }
+
   // ---- compound assignment: in place ----
   Tensor& operator+=(const Tensor& o) { return add_(o); }
   Tensor& operator+=(const Scalar& o) { return add_(o); }
