@@ -130,6 +130,16 @@ TENSOR_VALUES = {
     "embedding": {"weight": ((3, 2), tc.FLOAT32), "indices": ((2,), tc.INT64)},
     "embedding_dense_backward": {"indices": ((2,), tc.INT64)},
 }
+# Index arguments: one index (value 1) into the dims of size 2.
+_SLICE_INDEX = {"index": ((1,), tc.INT64), "source": ((1, 2), tc.FLOAT32)}
+_ELEMENT_INDEX = {"index": ((1, 1), tc.INT64)}
+_ADVANCED_INDEX = {"indices": ((1,), tc.INT64), "values": ((1,), tc.FLOAT32)}
+for _name, _spec in [("index_select", dict(_SLICE_INDEX, out=((1, 2), tc.FLOAT32))), ("index_copy", _SLICE_INDEX), ("index_copy_", _SLICE_INDEX),
+                     ("index_add", _SLICE_INDEX), ("index_add_", _SLICE_INDEX), ("gather", dict(_ELEMENT_INDEX, out=((1, 1), tc.FLOAT32))),
+                     ("scatter", _ELEMENT_INDEX), ("scatter_", _ELEMENT_INDEX), ("scatter_add", _ELEMENT_INDEX),
+                     ("scatter_add_", _ELEMENT_INDEX), ("index", _ADVANCED_INDEX), ("index_put", _ADVANCED_INDEX),
+                     ("index_put_", _ADVANCED_INDEX)]:
+    TENSOR_VALUES[_name] = _spec
 
 
 def tensor_dtype(sig, pname):
@@ -161,7 +171,7 @@ def valid_values(sig):
         if k == "tensor":
             vals[n] = TSpec(tensor_shape(sig, n), tensor_dtype(sig, n))
         elif k == "tensor_list":
-            vals[n] = [TSpec((2, 2), tensor_dtype(sig, n)), TSpec((2, 2), tensor_dtype(sig, n))]
+            vals[n] = [TSpec(tensor_shape(sig, n), tensor_dtype(sig, n)), TSpec(tensor_shape(sig, n), tensor_dtype(sig, n))]
         elif k == "int":
             vals[n] = INT_VALUES.get(sig.qualified, {}).get(n, 0)
         elif k == "int_list":
@@ -454,6 +464,10 @@ class Child:
         for p in lists:
             self.bad("bad_list", sig, "'%s' = (NULL, 2)" % p.name, with_(**{p.name: NullData(2)}),
                      [tc.INVALID_ARGUMENT], p.name)
+            if p.type.elem_optional:  # Tensor?[] (indices): NULL entries and [] are valid; a float index is not
+                self.bad("bad_list", sig, "'%s' = [float tensor]" % p.name,
+                         with_(**{p.name: [TSpec((2, 2), tc.FLOAT32)]}), [tc.TYPE], p.name)
+                continue
             self.bad("bad_list", sig, "'%s' = [tensor, NULL]" % p.name, with_(**{p.name: [valid[p.name][0], None]}),
                      [tc.INVALID_ARGUMENT], p.name)
             self.bad("bad_list", sig, "'%s' = [] (empty)" % p.name, with_(**{p.name: []}),

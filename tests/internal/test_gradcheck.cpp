@@ -534,6 +534,37 @@ std::vector<Case> build_cases() {
     t.add1("embedding", "unused padding_idx", leaf(table, {4, 3}),
            [indices](const Tensor& w) { return tc::embedding(w, indices, 1); });
   }
+  // Indexing: repeated indices, so a position collects several gradients.
+  {
+    const Tensor rows = from({2, 0, 2}, {3}, ScalarType::Int64);
+    const Tensor cols = from({1, 1}, {2}, ScalarType::Int64);
+    t.unary("index_select", R, [rows](const Tensor& x) { return tc::index_select(tc::t(x), 0, rows); }, "dim 0");
+    t.unary("index_select", R, [cols](const Tensor& x) { return tc::index_select(x, -1, cols); }, "dim -1");
+    const Tensor distinct = from({2, 0}, {2}, ScalarType::Int64);  // index_copy: one write per slice
+    t.add("index_copy", "dim 1", {leaf(R, {2, 3}), leaf(head(Q, 4), {2, 2})},
+          [distinct](const V& v) { return V{tc::index_copy(v[0], 1, distinct, v[1])}; });
+    t.add("index_copy", "dim 0, transposed self", {transposed_leaf(R), leaf(head(Q, 3), {1, 3})},
+          [](const V& v) { return V{tc::index_copy(T(v[0]), 0, from({1}, {1}, ScalarType::Int64), v[1])}; })
+        .strided();
+    t.add("index_add", "alpha 2, repeated index", {leaf(R, {2, 3}), leaf(Q, {2, 3})},
+          [rows](const V& v) { return V{tc::index_add(v[0], 1, rows, v[1], Scalar(2.0))}; });
+    const Tensor gidx = from({2, 0, 0, 1, 1, 2}, {2, 3}, ScalarType::Int64);
+    t.unary("gather", R, [gidx](const Tensor& x) { return tc::gather(x, 1, gidx); }, "dim 1");
+    t.add1("gather", "dim 0, index smaller than self", leaf(R, {2, 3}),
+           [](const Tensor& x) { return tc::gather(x, 0, from({1, 0}, {1, 2}, ScalarType::Int64)); });
+    const Tensor sidx = from({2, 0, 1, 1, 2, 0}, {2, 3}, ScalarType::Int64);  // a permutation per row
+    t.add("scatter.src", "dim 1", {leaf(R, {2, 3}), leaf(Q, {2, 3})},
+          [sidx](const V& v) { return V{tc::scatter(v[0], 1, sidx, v[1])}; });
+    t.add("scatter.src", "src larger than index", {leaf(R, {2, 3}), leaf(Q, {2, 3})},
+          [](const V& v) { return V{tc::scatter(v[0], 0, from({1, 0}, {1, 2}, ScalarType::Int64), v[1])}; });
+    t.unary("scatter.value", R, [](const Tensor& x) {
+      return tc::scatter(x, 1, from({0, 2}, {2, 1}, ScalarType::Int64), Scalar(0.5));
+    });
+    t.add("scatter_add", "repeated index", {leaf(R, {2, 3}), leaf(Q, {2, 3})},
+          [gidx](const V& v) { return V{tc::scatter_add(v[0], 1, gidx, v[1])}; });
+    t.add("scatter_add", "src larger than index", {leaf(R, {2, 3}), leaf(Q, {2, 3})},
+          [](const V& v) { return V{tc::scatter_add(v[0], 1, from({2, 2}, {1, 2}, ScalarType::Int64), v[1])}; });
+  }
   t.add("threshold_backward", "", {leaf(Q, {2, 3}), leaf(R, {2, 3})},
         [](const V& v) { return V{tc::threshold_backward(v[0], v[1], Scalar(0.0))}; });
   t.add("sigmoid_backward", "", {leaf(Q, {2, 3}), leaf(W, {2, 3})},
@@ -571,7 +602,9 @@ const std::set<std::string> kSecondOrder = {
     // neural-network ops
     "_softmax", "_log_softmax", "_softmax_backward_data", "_log_softmax_backward_data", "nll_loss_forward",
     "nll_loss_backward", "mse_loss", "mse_loss_backward", "binary_cross_entropy_with_logits", "native_dropout",
-    "threshold_backward", "sigmoid_backward", "tanh_backward"};
+    "threshold_backward", "sigmoid_backward", "tanh_backward",
+    // indexing
+    "index_select", "index_copy", "index_add", "gather", "scatter.src", "scatter.value", "scatter_add"};
 
 std::string describe(const Case& c) { return c.entry + (c.label.empty() ? "" : " [" + c.label + "]"); }
 
