@@ -15,7 +15,7 @@ inline Tensor Tensor::index(ArrayRef<indexing::TensorIndex> indices) const {
   int64_t consumed = 0, ellipses = 0;
   for (const auto& ix : indices) {
     if (ix.kind() == K::Integer || ix.kind() == K::Slice) ++consumed;
-    if (ix.kind() == K::Ellipsis) ++ellipses;
+    if (ix.kind() == K::EllipsisDims) ++ellipses;
   }
   const int64_t nd = dim();
   if (ellipses > 1) throw IndexError("tensorc::Tensor::index: an index can only have a single ellipsis ('...')");
@@ -32,8 +32,8 @@ inline Tensor Tensor::index(ArrayRef<indexing::TensorIndex> indices) const {
         ++d;
         break;
       }
-      case K::None: r = r.unsqueeze(d++); break;
-      case K::Ellipsis: d += nd - consumed; break;
+      case K::NewAxis: r = r.unsqueeze(d++); break;
+      case K::EllipsisDims: d += nd - consumed; break;
     }
   }
   return r;

@@ -17,9 +17,9 @@ using TensorList = ArrayRef<Tensor>;
 namespace indexing {
 // Python's start:stop:step; a missing bound is the whole range.
 struct Slice {
-  Slice(std::optional<int64_t> start = std::nullopt, std::optional<int64_t> stop = std::nullopt,  // NOLINT
-        std::optional<int64_t> step = std::nullopt)
-      : start(start), stop(stop), step(step) {}
+  Slice(std::optional<int64_t> start_index = std::nullopt, std::optional<int64_t> stop_index = std::nullopt,  // NOLINT
+        std::optional<int64_t> step_size = std::nullopt)
+      : start(start_index), stop(stop_index), step(step_size) {}
   std::optional<int64_t> start, stop, step;
 };
 struct EllipsisIndexType {};
@@ -30,13 +30,13 @@ constexpr std::nullopt_t None = std::nullopt;  // a new dimension of size 1
 // Slice, None (inserts a dim) or Ellipsis (the dims not indexed otherwise).
 class TensorIndex {
  public:
-  enum class Kind { Integer, Slice, None, Ellipsis };
+  enum class Kind { Integer, Slice, NewAxis, EllipsisDims };
   template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
   TensorIndex(T i) : kind_(Kind::Integer), integer_(static_cast<int64_t>(i)) {}  // NOLINT: implicit
   TensorIndex(Slice s) : kind_(Kind::Slice), slice_(s) {}                      // NOLINT
-  TensorIndex(std::nullopt_t) : kind_(Kind::None) {}                           // NOLINT
-  TensorIndex(EllipsisIndexType) : kind_(Kind::Ellipsis) {}                    // NOLINT
-  TensorIndex(const char* s) : kind_(Kind::Ellipsis) {                         // NOLINT: "..."
+  TensorIndex(std::nullopt_t) : kind_(Kind::NewAxis) {}                           // NOLINT
+  TensorIndex(EllipsisIndexType) : kind_(Kind::EllipsisDims) {}                    // NOLINT
+  TensorIndex(const char* s) : kind_(Kind::EllipsisDims) {                         // NOLINT: "..."
     if (std::string_view(s) != "...")
       throw InvalidArgumentError("tensorc::indexing::TensorIndex: the only string index is \"...\", got \"" +
                                  std::string(s) + "\"");
