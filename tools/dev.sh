@@ -49,7 +49,8 @@ run_tests() {  # build dir
 # Every suite under ASan + UBSan (any report fails the run: the build uses
 # -fno-sanitize-recover, LeakSanitizer checks the C and C++ suites).
 asan_pass() {
-  configure_and_build build-asan -DTC_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  find_cargo
+  configure_and_build build-asan -DTC_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTC_RUST=ON
   ASAN_OPTIONS=detect_leaks=1 run_tests build-asan
 }
 
