@@ -3,7 +3,6 @@
 // Part of the header-only wrapper over the C ABI; include <tensorc.hpp>.
 #pragma once
 
-#include <functional>
 #include <string>
 #include <tuple>
 
@@ -33,10 +32,10 @@ class TensorIndex {
   enum class Kind { Integer, Slice, NewAxis, EllipsisDims };
   template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
   TensorIndex(T i) : kind_(Kind::Integer), integer_(static_cast<int64_t>(i)) {}  // NOLINT: implicit
-  TensorIndex(Slice s) : kind_(Kind::Slice), slice_(s) {}                      // NOLINT
-  TensorIndex(std::nullopt_t) : kind_(Kind::NewAxis) {}                           // NOLINT
-  TensorIndex(EllipsisIndexType) : kind_(Kind::EllipsisDims) {}                    // NOLINT
-  TensorIndex(const char* s) : kind_(Kind::EllipsisDims) {                         // NOLINT: "..."
+  TensorIndex(Slice s) : kind_(Kind::Slice), slice_(s) {}               // NOLINT
+  TensorIndex(std::nullopt_t) : kind_(Kind::NewAxis) {}                  // NOLINT
+  TensorIndex(EllipsisIndexType) : kind_(Kind::EllipsisDims) {}          // NOLINT
+  TensorIndex(const char* s) : kind_(Kind::EllipsisDims) {               // NOLINT: "..."
     if (std::string_view(s) != "...")
       throw InvalidArgumentError("tensorc::indexing::TensorIndex: the only string index is \"...\", got \"" +
                                  std::string(s) + "\"");
