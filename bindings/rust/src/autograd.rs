@@ -13,7 +13,7 @@
 //! }
 //! ```
 use std::any::Any;
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::marker::PhantomData;
 use std::os::raw::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -418,7 +418,8 @@ impl<'a> Value<'a> {
             sys::TC_VALUE_TENSOR if !v.u.tensor.is_null() => Value::Tensor(Tensor::borrow_raw(&v.u.tensor)),
             sys::TC_VALUE_INT => Value::Int(v.u.i),
             sys::TC_VALUE_FLOAT => Value::Float(v.u.f),
-            sys::TC_VALUE_BOOL => Value::Bool(v.u.b),
+            // the byte: only 0 and 1 are valid Rust bools
+            sys::TC_VALUE_BOOL => Value::Bool(*(&v.u as *const sys::tc_value_u as *const u8) != 0),
             sys::TC_VALUE_SCALAR => Value::Scalar(Scalar::from_c(v.u.scalar)),
             sys::TC_VALUE_DTYPE => Kind::from_code(v.u.dtype).map(Value::Kind).unwrap_or(Value::None),
             sys::TC_VALUE_DEVICE => Device::from_c(v.u.device).map(Value::Device).unwrap_or(Value::None),
@@ -497,16 +498,17 @@ impl FunctionCtx<'_> {
     /// Forward: keeps a value of any type for backward (replaces an earlier one).
     pub fn save_state<T: Any + Send>(&mut self, state: T) -> Result<()> {
         unsafe extern "C" fn destroy(p: *mut c_void) {
-            let b = Box::from_raw(p as *mut Box<dyn Any + Send>);
-            let _ = catch_unwind(AssertUnwindSafe(move || drop(b)));
+            drop_from_c(Box::from_raw(p as *mut Box<dyn Any + Send>));
         }
         let b: Box<Box<dyn Any + Send>> = Box::new(Box::new(state));
         let p = Box::into_raw(b) as *mut c_void;
         let st = unsafe { sys::tc_function_ctx_set_state(self.raw, p, Some(destroy)) };
+        // read the error before the state's Drop runs any code of the caller
+        let r = check(st);
         if st != sys::TC_OK {
             unsafe { destroy(p) };
         }
-        check(st)
+        r
     }
 
     /// Backward: the value forward kept with `save_state`, if it has type `T`.
@@ -591,8 +593,25 @@ unsafe extern "C" fn backward_trampoline(
 }
 
 unsafe extern "C" fn payload_destroy(payload: *mut c_void) {
-    let b = Box::from_raw(payload as *mut Payload);
-    let _ = catch_unwind(AssertUnwindSafe(move || drop(b)));
+    drop_from_c(Box::from_raw(payload as *mut Payload));
+}
+
+/// Drops a value for C (a payload or a state destructor, run from whatever
+/// tensorc call freed the last graph using it): a panic in a `Drop` of the
+/// user's is caught and dropped (it must not unwind into C, and there is no
+/// status to report it with), and the thread's last error is kept as it was,
+/// since that `Drop` may call tensorc and fail while a failing call of the
+/// caller's is on its way back.
+fn drop_from_c<T>(value: T) {
+    let code = unsafe { sys::tc_last_error_code() };
+    let saved = (code != sys::TC_OK).then(|| unsafe { CStr::from_ptr(sys::tc_last_error_message()) }.to_owned());
+    if let Err(p) = catch_unwind(AssertUnwindSafe(move || drop(value))) {
+        let _ = catch_unwind(AssertUnwindSafe(move || drop(p)));
+    }
+    match saved {
+        Some(msg) => unsafe { sys::tc_error_set(code, msg.as_ptr()) },
+        None => unsafe { sys::tc_error_set(sys::TC_OK, ptr::null()) },
+    };
 }
 
 /// A custom autograd function (PyTorch's `autograd.Function`) with a Rust
@@ -653,9 +672,10 @@ impl Function {
             )
         };
         if st != sys::TC_OK {
+            let e = Error::last(st); // before the closures' Drop runs the caller's code
             // on error tensorc does not call payload_destroy
             unsafe { drop(Box::from_raw(payload)) };
-            return Err(Error::last(st));
+            return Err(e);
         }
         let raw = NonNull::new(raw).ok_or_else(|| Error::new(ErrorKind::Internal, "tc_function_create gave NULL"))?;
         Ok(Function { raw, n_outputs })
@@ -667,7 +687,12 @@ impl Function {
         let vals: Vec<sys::tc_value> = inputs.iter().map(|v| v.to_c()).collect();
         let mut outs: Vec<sys::tc_tensor> = vec![ptr::null_mut(); self.n_outputs];
         check(unsafe { sys::tc_function_apply(outs.as_mut_ptr(), outs.len(), self.raw.as_ptr(), vals.as_ptr(), vals.len()) })?;
-        outs.into_iter().map(Tensor::from_out).collect()
+        // own every handle before looking for a NULL one, so that none leaks
+        let owned: Vec<Option<Tensor>> = outs.into_iter().map(|h| unsafe { Tensor::from_raw(h) }).collect();
+        owned
+            .into_iter()
+            .map(|t| t.ok_or_else(|| Error::new(ErrorKind::Internal, "tc_function_apply succeeded with a NULL output")))
+            .collect()
     }
 
     /// [`Function::apply`] for a function with one output.
@@ -716,6 +741,10 @@ unsafe extern "C" fn gradcheck_trampoline(
     let f = &mut *(user as *mut &mut CheckFn<'_>);
     run_callback("gradcheck function", || {
         let raw = slice_or_empty(inputs, n);
+        if raw.iter().any(|h| h.is_null()) {
+            return Err(Error::new(ErrorKind::Internal, "gradcheck function: a NULL input"));
+        }
+        // Tensor is a transparent non-NULL handle: the borrowed array is a &[Tensor].
         let ts: &[Tensor] = std::slice::from_raw_parts(raw.as_ptr() as *const Tensor, raw.len());
         *out = f(ts)?.into_raw();
         Ok(())

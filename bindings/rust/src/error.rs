@@ -110,7 +110,10 @@ impl Error {
     /// into C); returns its code.
     pub(crate) fn set_last(&self) -> sys::tc_status {
         let msg = CString::new(self.message.replace('\0', "\\0")).unwrap_or_default();
-        unsafe { sys::tc_error_set(self.code(), msg.as_ptr()) }
+        // An error must not read as success: `ErrorKind::Unknown(0)` (TC_OK)
+        // would make tensorc take a failed callback's outputs as its results.
+        let code = if self.code() == sys::TC_OK { sys::TC_ERROR_RUNTIME } else { self.code() };
+        unsafe { sys::tc_error_set(code, msg.as_ptr()) }
     }
 }
 

@@ -70,16 +70,23 @@ impl From<RangeTo<i64>> for Idx {
         Idx::Slice { start: None, end: Some(r.end), step: 1 }
     }
 }
+/// The exclusive end of an inclusive one: -1 inclusive (and i64::MAX) is
+/// "to the end".
+fn inclusive_end(end: i64) -> Option<i64> {
+    if end == -1 {
+        None
+    } else {
+        end.checked_add(1)
+    }
+}
 impl From<RangeInclusive<i64>> for Idx {
     fn from(r: RangeInclusive<i64>) -> Idx {
-        let end = *r.end();
-        // -1 inclusive is "to the end"
-        Idx::Slice { start: Some(*r.start()), end: if end == -1 { None } else { Some(end + 1) }, step: 1 }
+        Idx::Slice { start: Some(*r.start()), end: inclusive_end(*r.end()), step: 1 }
     }
 }
 impl From<RangeToInclusive<i64>> for Idx {
     fn from(r: RangeToInclusive<i64>) -> Idx {
-        Idx::Slice { start: None, end: if r.end == -1 { None } else { Some(r.end + 1) }, step: 1 }
+        Idx::Slice { start: None, end: inclusive_end(r.end), step: 1 }
     }
 }
 

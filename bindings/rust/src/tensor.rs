@@ -233,11 +233,27 @@ impl Tensor {
             return t.to_vec();
         }
         let n = self.numel() as usize;
+        if T::KIND == Kind::Bool {
+            // A bool tensor's bytes are not always 0 or 1 (`ops::empty` leaves
+            // them uninitialised), and any other byte in a Rust `bool` is UB:
+            // read bytes and compare with 0.
+            return Ok(self.bool_bytes(n)?.into_iter().map(|b| T::from_scalar(Scalar::Bool(b != 0))).collect());
+        }
         let mut v: Vec<T> = Vec::with_capacity(n);
+        // SAFETY: T is one of the sealed Element types, whose size is the
+        // element size of T::KIND (the C call checks dst_nbytes against it) and
+        // for which every bit pattern is a valid value (bool is handled above).
         check(unsafe {
             sys::tc_tensor_copy_to_buffer(v.as_mut_ptr() as *mut c_void, n * std::mem::size_of::<T>(), self.as_raw())
         })?;
         unsafe { v.set_len(n) };
+        Ok(v)
+    }
+
+    /// The bytes of a CPU bool tensor of `n` elements, row-major.
+    fn bool_bytes(&self, n: usize) -> Result<Vec<u8>> {
+        let mut v = vec![0u8; n];
+        check(unsafe { sys::tc_tensor_copy_to_buffer(v.as_mut_ptr() as *mut c_void, n, self.as_raw()) })?;
         Ok(v)
     }
 
@@ -250,6 +266,15 @@ impl Tensor {
                 format!("Tensor::copy_to_slice: the tensor is {}, the slice {}", self.kind(), T::KIND),
             ));
         }
+        if T::KIND == Kind::Bool {
+            // see to_vec: never write a byte other than 0 or 1 into a bool
+            let bytes = self.bool_bytes(dst.len())?;
+            for (d, b) in dst.iter_mut().zip(bytes) {
+                *d = T::from_scalar(Scalar::Bool(b != 0));
+            }
+            return Ok(());
+        }
+        // SAFETY: as in to_vec; the C call checks the byte count.
         check(unsafe {
             sys::tc_tensor_copy_to_buffer(dst.as_mut_ptr() as *mut c_void, std::mem::size_of_val(dst), self.as_raw())
         })
@@ -369,9 +394,18 @@ impl fmt::Debug for Tensor {
     }
 }
 
+mod sealed {
+    /// Keeps [`Element`](super::Element) closed: `from_slice` and `to_vec`
+    /// copy `size_of::<T>()` bytes per element of `T::KIND` through C, which is
+    /// sound only for the types below.
+    pub trait Sealed {}
+}
+
 /// An element type with a [`Kind`]: what `from_slice`, `to_vec` and `item`
-/// take. Implemented for bool, u8, i8, i16, i32, i64, f32 and f64.
-pub trait Element: Copy + Default + 'static {
+/// take. Implemented for bool, u8, i8, i16, i32, i64, f32 and f64, and sealed
+/// (no other type can implement it): the data is copied as raw bytes, so the
+/// Rust type's layout must be exactly the kind's.
+pub trait Element: Copy + Default + 'static + sealed::Sealed {
     /// The kind of a tensor of these elements.
     const KIND: Kind;
     /// The value of a scalar read back by `item` (numeric casts as `as`).
@@ -380,6 +414,7 @@ pub trait Element: Copy + Default + 'static {
 
 macro_rules! element {
     ($($t:ty => $k:ident),*) => {$(
+        impl sealed::Sealed for $t {}
         impl Element for $t {
             const KIND: Kind = Kind::$k;
             fn from_scalar(s: Scalar) -> $t {
@@ -394,6 +429,7 @@ macro_rules! element {
 }
 element!(u8 => UInt8, i8 => Int8, i16 => Int16, i32 => Int32, i64 => Int64, f32 => Float32, f64 => Float64);
 
+impl sealed::Sealed for bool {}
 impl Element for bool {
     const KIND: Kind = Kind::Bool;
     fn from_scalar(s: Scalar) -> bool {

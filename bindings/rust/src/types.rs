@@ -141,7 +141,9 @@ impl Scalar {
     pub fn from_c(s: sys::tc_scalar) -> Scalar {
         unsafe {
             match s.tag {
-                sys::TC_SCALAR_BOOL => Scalar::Bool(s.u.b),
+                // The byte, not `u.b`: a bool read from tensor memory that was
+                // never written (`ops::empty`) may be neither 0 nor 1.
+                sys::TC_SCALAR_BOOL => Scalar::Bool(*(&s.u as *const sys::tc_scalar_u as *const u8) != 0),
                 sys::TC_SCALAR_FLOAT => Scalar::Float(s.u.f),
                 _ => Scalar::Int(s.u.i),
             }
