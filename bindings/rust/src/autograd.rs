@@ -632,7 +632,8 @@ fn drop_from_c<T>(value: T) {
 /// ```
 ///
 /// An `Err` returned by a closure comes back from `apply` (forward) or from
-/// `backward` (backward) with its kind and message. A panic in a closure is
+/// `backward` (backward) with its kind and message (an
+/// [`ErrorKind::Unknown`] code as `ErrorKind::Runtime`). A panic in a closure is
 /// caught before it reaches C and comes back the same way as an
 /// `ErrorKind::Runtime` error whose message ends with
 /// `"<name> forward panicked: <panic message>"` (or `backward`). The closures must be `Send + Sync`:

@@ -33,11 +33,20 @@ use crate::types::{Device, Kind, Scalar};
 /// `set_requires_grad`, `set_grad` and `retain_grad` change autograd state,
 /// and an op on a tensor that requires grad records a graph node that points
 /// at it. The C ABI only promises that concurrent *reads* are safe, so `&Tensor`
-/// cannot be shared between threads. To use a tensor on another thread, send
-/// it there (or send a `clone()`); a clone shares the storage, so the C ABI's
-/// rule still holds: writing a tensor (an in-place op, `backward` into a shared
-/// leaf) while another thread uses the same storage is a data race. Grad mode
-/// and the last error are per thread.
+/// cannot be shared between threads. Grad mode and the last error are per
+/// thread.
+///
+/// `!Sync` is not a full guarantee: `Tensor` is `Send` and `Clone` (a counted
+/// reference, like `Arc`), so safe code can send a `clone()`, a view or a
+/// `grad()` of a tensor to another thread and reach the same tensor, storage
+/// or `.grad` from two threads. tensorc does not lock them, so writing through
+/// one handle (an in-place op, `backward` into a shared leaf, `set_grad`,
+/// `set_requires_grad`, `retain_grad`, `detach_`) while another thread uses the
+/// same tensor is a data race in tensorc, i.e. undefined behaviour that the
+/// compiler cannot catch here. Keep each tensor (with its clones and views)
+/// written by one thread at a time and read by none meanwhile: give each
+/// thread its own parameters (`deep_clone`), or lock around shared ones. See
+/// docs/rust.md, "Threads".
 #[repr(transparent)]
 pub struct Tensor {
     raw: NonNull<sys::tc_tensor_s>,
