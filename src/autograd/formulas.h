@@ -77,13 +77,15 @@ Tensor as_strided_backward(const Tensor& grad, const Tensor& self, IntArrayRef s
                            std::optional<int64_t> storage_offset);
 Tensor unfold_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dimension, int64_t size, int64_t step);
 Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_t index);
-// Indexing (formulas_index.cpp): each backward writes or reads the gradient
+// Indexing, sort and scan (formulas_index.cpp): each backward writes or reads the gradient
 // at the same positions with the dual op, so it is differentiable again.
 Tensor index_select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, const Tensor& index);
 Tensor index_copy_self_backward(const Tensor& grad, int64_t dim, const Tensor& index);
 Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index, const Scalar& alpha,
                                  IntArrayRef source_sizes);
 Tensor gather_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, const Tensor& index);
+// cumsum: each input element feeds every later output: a reversed cumsum.
+Tensor cumsum_backward(const Tensor& grad, int64_t dim);
 Tensor scatter_src_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef src_sizes);
 Tensor split_backward(const std::vector<Tensor>& grads, int64_t split_size, int64_t dim, IntArrayRef sizes,
                       ScalarType dtype);

@@ -1,4 +1,4 @@
-// Backward formulas of the indexing ops (declared in formulas.h). Each one
+// Backward formulas of the indexing, sort and scan ops (declared in formulas.h). Each one
 // is written with dispatched tc:: ops, so it is recorded under create_graph.
 #include "autograd/formulas.h"
 
@@ -41,6 +41,12 @@ Tensor scatter_src_backward(const Tensor& grad, int64_t dim, const Tensor& index
     g = tc::cat({g, tc::zeros(pad, g.scalar_type(), g.device())}, d);
   }
   return g;
+}
+
+Tensor cumsum_backward(const Tensor& grad, int64_t dim) {
+  if (grad.dim() == 0) return grad;
+  const int64_t d = wrap_dim(dim, grad.dim());
+  return tc::flip(tc::cumsum(tc::flip(grad, IntArrayRef(d)), d), IntArrayRef(d));
 }
 
 }  // namespace tc::autograd::formulas

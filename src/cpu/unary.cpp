@@ -204,6 +204,9 @@ void sigmoid_body(TensorIter& it) {
       kGrainSize);
 }
 void erf_body(TensorIter& it) { float_loop(it, "erf", [](auto x) { return std::erf(x); }); }
+void asinh_body(TensorIter& it) { float_loop(it, "asinh", [](auto x) { return std::asinh(x); }); }
+void acosh_body(TensorIter& it) { float_loop(it, "acosh", [](auto x) { return std::acosh(x); }); }
+void atanh_body(TensorIter& it) { float_loop(it, "atanh", [](auto x) { return std::atanh(x); }); }
 
 constexpr bool kSame = false, kFloat = true;  // run_unary's int_to_float
 
@@ -317,6 +320,15 @@ Tensor& sigmoid_inplace_cpu(Tensor& self) { return unary_inplace(self, "sigmoid_
 Tensor erf_cpu(const Tensor& self) { return unary_functional(self, "erf", kFloat, erf_body); }
 Tensor& erf_out_cpu(const Tensor& self, Tensor& out) { return unary_out(self, out, "erf", kFloat, erf_body); }
 Tensor& erf_inplace_cpu(Tensor& self) { return unary_inplace(self, "erf_", kFloat, erf_body); }
+Tensor asinh_cpu(const Tensor& self) { return unary_functional(self, "asinh", kFloat, asinh_body); }
+Tensor& asinh_out_cpu(const Tensor& self, Tensor& out) { return unary_out(self, out, "asinh", kFloat, asinh_body); }
+Tensor& asinh_inplace_cpu(Tensor& self) { return unary_inplace(self, "asinh_", kFloat, asinh_body); }
+Tensor acosh_cpu(const Tensor& self) { return unary_functional(self, "acosh", kFloat, acosh_body); }
+Tensor& acosh_out_cpu(const Tensor& self, Tensor& out) { return unary_out(self, out, "acosh", kFloat, acosh_body); }
+Tensor& acosh_inplace_cpu(Tensor& self) { return unary_inplace(self, "acosh_", kFloat, acosh_body); }
+Tensor atanh_cpu(const Tensor& self) { return unary_functional(self, "atanh", kFloat, atanh_body); }
+Tensor& atanh_out_cpu(const Tensor& self, Tensor& out) { return unary_out(self, out, "atanh", kFloat, atanh_body); }
+Tensor& atanh_inplace_cpu(Tensor& self) { return unary_inplace(self, "atanh_", kFloat, atanh_body); }
 
 // gelu is defined for floating tensors only (no integer promotion).
 Tensor gelu_cpu(const Tensor& self, std::string_view approximate) {

@@ -107,7 +107,7 @@ INT_VALUES = {
     "embedding_dense_backward": {"num_weights": 3},
 }
 LIST_VALUES = {"size": [2, 2], "stride": [2, 1], "shape": [4], "dims": [1, 0], "dim": [0], "split_sizes": [1, 1],
-               "normalized_shape": [2]}
+               "normalized_shape": [2], "repeats": [1, 1], "pad": [0, 1]}
 # Optional Scalars that must not all be None (clamp needs a min or a max).
 SCALAR_PTR_VALUES = {"clamp": {"min": 0}, "clamp_": {"min": 0}, "clamp.out": {"min": 0}}
 

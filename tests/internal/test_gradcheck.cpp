@@ -161,6 +161,9 @@ std::vector<Case> build_cases() {
   t.unary("acos", U, [](const Tensor& x) { return tc::acos(x); });
   t.unary("atan", R, [](const Tensor& x) { return tc::atan(x); });
   t.unary("sinh", R, [](const Tensor& x) { return tc::sinh(x); });
+  t.unary("asinh", R, [](const Tensor& x) { return tc::asinh(x); });
+  t.unary("acosh", {1.3, 1.7, 2.2, 1.4, 1.2, 1.9}, [](const Tensor& x) { return tc::acosh(x); });
+  t.unary("atanh", U, [](const Tensor& x) { return tc::atanh(x); });
   t.unary("cosh", R, [](const Tensor& x) { return tc::cosh(x); });
   t.unary("tanh", R, [](const Tensor& x) { return tc::tanh(x); });
   t.unary("sigmoid", R, [](const Tensor& x) { return tc::sigmoid(x); });
@@ -565,6 +568,14 @@ std::vector<Case> build_cases() {
     t.add("scatter_add", "src larger than index", {leaf(R, {2, 3}), leaf(Q, {2, 3})},
           [](const V& v) { return V{tc::scatter_add(v[0], 1, from({2, 2}, {1, 2}, ScalarType::Int64), v[1])}; });
   }
+  t.unary("flip", R, [](const Tensor& x) { return tc::flip(x, {1}); }, "dim 1");
+  t.unary("flip", R, [](const Tensor& x) { return tc::flip(x, {0, -1}); }, "both dims");
+  t.unary("cumsum", R, [](const Tensor& x) { return tc::cumsum(x, 1); }, "dim 1");
+  t.unary("cumsum", R, [](const Tensor& x) { return tc::cumsum(x, 0); }, "dim 0");
+  t.unary("sort", R, [](const Tensor& x) { return std::get<0>(tc::sort(x, 1)); }, "dim 1");
+  t.unary("sort", R, [](const Tensor& x) { return std::get<0>(tc::sort(x, 0, true)); }, "dim 0, descending");
+  t.unary("topk", R, [](const Tensor& x) { return std::get<0>(tc::topk(x, 2, 1)); }, "k 2");
+  t.unary("topk", R, [](const Tensor& x) { return std::get<0>(tc::topk(x, 1, 0, false)); }, "smallest");
   t.add("threshold_backward", "", {leaf(Q, {2, 3}), leaf(R, {2, 3})},
         [](const V& v) { return V{tc::threshold_backward(v[0], v[1], Scalar(0.0))}; });
   t.add("sigmoid_backward", "", {leaf(Q, {2, 3}), leaf(W, {2, 3})},
@@ -604,7 +615,8 @@ const std::set<std::string> kSecondOrder = {
     "nll_loss_backward", "mse_loss", "mse_loss_backward", "binary_cross_entropy_with_logits", "native_dropout",
     "threshold_backward", "sigmoid_backward", "tanh_backward",
     // indexing
-    "index_select", "index_copy", "index_add", "gather", "scatter.src", "scatter.value", "scatter_add"};
+    "index_select", "index_copy", "index_add", "gather", "scatter.src", "scatter.value", "scatter_add",
+    "asinh", "acosh", "atanh", "flip", "cumsum", "sort", "topk"};
 
 std::string describe(const Case& c) { return c.entry + (c.label.empty() ? "" : " [" + c.label + "]"); }
 

@@ -1,0 +1,48 @@
+// flip: a copy with the order of elements reversed along the given dims
+// (PyTorch copies too: tensors here have no negative strides).
+#include <cstring>
+
+#include "core/shape.h"
+#include "core/tensor.h"
+#include "tensorc_gen/native_functions.h"  // checks the kernel matches the schema
+
+namespace tc::native {
+
+Tensor flip_cpu(const Tensor& self, IntArrayRef dims) {
+  const char* op = "flip";
+  uint64_t mask = 0;
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, self.dim(), op, "dims");
+    TC_CHECK_ARG(!(mask >> w & 1), op, ": argument 'dims' names dim ", w, " twice");
+    mask |= uint64_t(1) << w;
+  }
+  Tensor out = empty_tensor(self.sizes(), self.dtype(), self.device());
+  const int64_t n = self.numel(), nd = self.dim();
+  if (n == 0) return out;
+  // Read self backwards along flipped dims: start at their last element and
+  // step by -stride; the output is written in row-major order.
+  DimVector step(self.strides());
+  int64_t offset = 0;
+  for (int64_t d = 0; d < nd; ++d)
+      if (mask >> d & 1) {
+        offset += (self.size(d) - 1) * self.stride(d);
+        step[size_t(d)] = -self.stride(d);
+      }
+  const size_t es = self.element_size();
+  const char* src = static_cast<const char*>(self.data_ptr());
+  char* dst = static_cast<char*>(out.data_ptr());
+  DimVector pos(size_t(nd), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    std::memcpy(dst + size_t(i) * es, src + offset * int64_t(es), es);
+    for (int64_t d = nd - 1; d >= 0; --d) {  // odometer over self's shape
+      const size_t u = size_t(d);
+      offset += step[u];
+      if (++pos[u] < self.size(d)) break;
+      offset -= self.size(d) * step[u];
+      pos[u] = 0;
+    }
+  }
+  return out;
+}
+
+}  // namespace tc::native
