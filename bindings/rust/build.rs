@@ -99,7 +99,9 @@ fn find() -> Result<Found, String> {
             format!("TENSORC_DIR={} is neither a CMake build tree nor an install prefix of tensorc (no {} in it or in its lib/)", dir.display(), LIB)
         });
     }
-    println!("cargo:rerun-if-env-changed=PKG_CONFIG_PATH");
+    for v in ["PKG_CONFIG_PATH", "PKG_CONFIG_LIBDIR", "PKG_CONFIG_SYSROOT_DIR"] {
+        println!("cargo:rerun-if-env-changed={}", v);
+    }
     match pkg_config("libdir") {
         Some(lib_dir) if has_lib(&lib_dir) => {
             let mut cands = Vec::new();

@@ -246,7 +246,7 @@ impl Tensor {
             // A bool tensor's bytes are not always 0 or 1 (`ops::empty` leaves
             // them uninitialised), and any other byte in a Rust `bool` is UB:
             // read bytes and compare with 0.
-            return Ok(self.bool_bytes(n)?.into_iter().map(|b| T::from_scalar(Scalar::Bool(b != 0))).collect());
+            return Ok(bool_bytes(self, n)?.into_iter().map(|b| T::from_scalar(Scalar::Bool(b != 0))).collect());
         }
         let mut v: Vec<T> = Vec::with_capacity(n);
         // SAFETY: T is one of the sealed Element types, whose size is the
@@ -256,13 +256,6 @@ impl Tensor {
             sys::tc_tensor_copy_to_buffer(v.as_mut_ptr() as *mut c_void, n * std::mem::size_of::<T>(), self.as_raw())
         })?;
         unsafe { v.set_len(n) };
-        Ok(v)
-    }
-
-    /// The bytes of a CPU bool tensor of `n` elements, row-major.
-    fn bool_bytes(&self, n: usize) -> Result<Vec<u8>> {
-        let mut v = vec![0u8; n];
-        check(unsafe { sys::tc_tensor_copy_to_buffer(v.as_mut_ptr() as *mut c_void, n, self.as_raw()) })?;
         Ok(v)
     }
 
@@ -277,7 +270,7 @@ impl Tensor {
         }
         if T::KIND == Kind::Bool {
             // see to_vec: never write a byte other than 0 or 1 into a bool
-            let bytes = self.bool_bytes(dst.len())?;
+            let bytes = bool_bytes(self, dst.len())?;
             for (d, b) in dst.iter_mut().zip(bytes) {
                 *d = T::from_scalar(Scalar::Bool(b != 0));
             }
@@ -326,6 +319,14 @@ impl Tensor {
     fn format(&self) -> Result<String> {
         string_out(|buf, cap, needed| unsafe { sys::tc_tensor_to_string(buf, cap, needed, self.as_raw()) })
     }
+}
+
+/// The bytes of a CPU bool tensor of `n` elements, row-major (a free
+/// function: the generated ops own the method namespace of `Tensor`).
+fn bool_bytes(t: &Tensor, n: usize) -> Result<Vec<u8>> {
+    let mut v = vec![0u8; n];
+    check(unsafe { sys::tc_tensor_copy_to_buffer(v.as_mut_ptr() as *mut c_void, n, t.as_raw()) })?;
+    Ok(v)
 }
 
 /// Calls a snprintf-style C function, growing the buffer once if needed.
