@@ -17,7 +17,6 @@ use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssi
 
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
-use crate::types::Scalar;
 
 #[cold]
 #[inline(never)]
@@ -119,11 +118,12 @@ macro_rules! with_scalar {
         }
         impl Div<&Tensor> for $t {
             type Output = Tensor;
-            /// `s / t`: a zero-dim tensor holding `s`, divided by `t`.
+            /// `s / t` is `t.reciprocal() * s`, as PyTorch's `__rtruediv__`
+            /// (a float `s` keeps its double precision: a zero-dim float32
+            /// tensor holding it would round it first).
             #[track_caller]
             fn div(self, rhs: &Tensor) -> Tensor {
-                let s = ok("/", Tensor::from_scalar(Scalar::from(self), None));
-                ok("/", Tensor::div(&s, rhs))
+                ok("/", rhs.reciprocal().and_then(|r| r.mul_scalar(self)))
             }
         }
         impl Div<Tensor> for $t {

@@ -98,6 +98,14 @@ fn operators_on_references_and_numbers() -> Result<()> {
     assert_eq!((3.0 + &a).to_vec::<f32>()?, vec![4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
     assert_eq!((6.0 / &a).to_vec::<f32>()?, vec![6.0, 3.0, 2.0, 1.5, 1.2, 1.0]);
     assert_eq!((-&a).to_vec::<f32>()?, vec![-1.0, -2.0, -3.0, -4.0, -5.0, -6.0]);
+    // a number over a tensor keeps the number's double precision, and the
+    // kinds follow PyTorch's `s / t` (an integer tensor gives float32)
+    let x = Tensor::from_slice(&[3.0f64, 7.0], &[2])?;
+    let q = (0.1 / &x).to_vec::<f64>()?;
+    assert!((q[0] - 0.1 / 3.0).abs() < 1e-16 && (q[1] - 0.1 / 7.0).abs() < 1e-16, "{:?}", q);
+    let n = Tensor::from_slice(&[2i64, 4], &[2])?;
+    let q = 1 / &n;
+    assert_eq!((q.kind(), q.to_vec::<f32>()?), (Kind::Float32, vec![0.5, 0.25]));
     // chained: the left operand is a reference
     assert_eq!((&(&a + &b) * 2).to_vec::<f32>()?, vec![4.0, 6.0, 8.0, 10.0, 12.0, 14.0]);
     let mut c = a.deep_clone()?;
