@@ -4,8 +4,11 @@ use std::fmt;
 
 use crate::sys;
 
-/// The category of an error: the C ABI's `tc_status` codes (append-only).
+/// The category of an error: the C ABI's `tc_status` codes. The codes are
+/// append-only, so the enum is `#[non_exhaustive]`: a match needs a `_` arm,
+/// and a later version may name a code that is `Unknown` here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ErrorKind {
     /// `TC_ERROR_INVALID_ARGUMENT`: a bad value or shape.
     InvalidArgument,

@@ -5,8 +5,10 @@ use std::fmt;
 use crate::error::{Error, ErrorKind, Result};
 use crate::sys;
 
-/// The element type of a tensor (tensorc's dtype; the codes are fixed).
+/// The element type of a tensor (tensorc's dtype; the codes are fixed, and
+/// new ones may be added: `#[non_exhaustive]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Kind {
     Bool,
     UInt8,
@@ -86,8 +88,10 @@ impl fmt::Display for Kind {
     }
 }
 
-/// Where a tensor's memory lives. Device type codes equal DLPack's.
+/// Where a tensor's memory lives. Device type codes equal DLPack's (more
+/// may be added: `#[non_exhaustive]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Device {
     Cpu,
     /// A CUDA device; -1 is the current one.
