@@ -54,6 +54,14 @@ pub struct Tensor {
 
 unsafe impl Send for Tensor {}
 
+// `&[Tensor]` and `&[Option<Tensor>]` are passed to C as `const tc_tensor*`
+// (Tensor?[] entries NULL for None), and C's borrowed arrays are read back as
+// `&[Tensor]`: that needs Tensor and Option<Tensor> to be exactly a handle
+// (repr(transparent) over NonNull, whose None is NULL).
+const _: () = assert!(std::mem::size_of::<Tensor>() == std::mem::size_of::<sys::tc_tensor>());
+const _: () = assert!(std::mem::size_of::<Option<Tensor>>() == std::mem::size_of::<sys::tc_tensor>());
+const _: () = assert!(std::mem::align_of::<Option<Tensor>>() == std::mem::align_of::<sys::tc_tensor>());
+
 impl Tensor {
     /// Takes ownership of a handle (one reference). `None` for NULL.
     ///
