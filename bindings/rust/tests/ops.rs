@@ -275,3 +275,22 @@ fn masked_outputs_come_back_as_none() -> Result<()> {
     assert!(gw.is_none() && gb.is_none());
     Ok(())
 }
+
+#[test]
+fn optional_tensor_lists_pass_none_as_null() -> Result<()> {
+    // Tensor?[] is &[Option<Tensor>], handed to C as a const tc_tensor* with
+    // NULL for None: t[:, idx] is index(&[None, Some(idx)]).
+    let a = ops::arange(12, Kind::Float32, None)?.reshape(&[3, 4])?;
+    let idx = Tensor::from_slice(&[3i64, 0], &[2])?;
+    let cols = a.index(&[None, Some(idx.clone())])?;
+    assert_eq!(cols.size(), vec![3, 2]);
+    assert_eq!(cols.to_vec::<f32>()?, vec![3.0, 0.0, 7.0, 4.0, 11.0, 8.0]);
+    let rows = a.index(&[Some(Tensor::from_slice(&[2i64], &[1])?)])?;
+    assert_eq!(rows.to_vec::<f32>()?, vec![8.0, 9.0, 10.0, 11.0]);
+    let mut b = ops::zeros(&[3, 4], Kind::Float32, None)?;
+    let v = Tensor::from_scalar(1.0, None)?;
+    b.index_put_(&[None, Some(idx.clone())], &v, None)?;
+    assert_eq!(b.sum(None)?.item::<f32>()?, 6.0);
+    assert_eq!(idx.use_count(), 1, "the list's tensors are borrowed");
+    Ok(())
+}
