@@ -3,7 +3,7 @@
 // into C, no closure dropped twice or never, and the last error kept intact.
 use std::ffi::CStr;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use tensorc::autograd::Function;
 use tensorc::{ops, sys, Error, ErrorKind, Kind, Result, Scalar, Tensor};
@@ -243,5 +243,35 @@ fn inclusive_ranges_at_the_ends_of_i64() -> Result<()> {
     assert_eq!(a.i(..=i64::MAX)?.to_vec::<i64>()?, vec![0, 1, 2, 3, 4]);
     assert_eq!(a.i(1..=-1)?.to_vec::<i64>()?, vec![1, 2, 3, 4]);
     assert_eq!(a.i(..=-2)?.to_vec::<i64>()?, vec![0, 1, 2, 3]);
+    Ok(())
+}
+
+#[test]
+fn tensors_captured_by_closures_are_released_once_when_c_drops_them() -> Result<()> {
+    // The closures own a tensor with a graph of its own; tensorc drops them
+    // (and so releases it) from inside the release of another graph.
+    let w = Tensor::from_slice(&[1.0f64, 2.0], &[2])?;
+    w.set_requires_grad(true)?;
+    let h = w.mul_scalar(2)?; // holds w through its graph
+    let h2 = h.clone();
+    assert_eq!(w.use_count(), 2);
+    // closures must be Sync and Tensor is not: a capture goes in a Mutex
+    let (h, h2) = (Mutex::new(h), Mutex::new(h2));
+    let f = Function::new(
+        "Captures",
+        1,
+        move |_c, i| Ok(vec![i[0].tensor()?.mul(&h.lock().unwrap())?]),
+        move |_c, g| Ok(vec![Some(g[0].mul(&h2.lock().unwrap())?)]),
+    )?;
+    let x = Tensor::from_slice(&[3.0f64, 4.0], &[2])?;
+    x.set_requires_grad(true)?;
+    let y = f.apply1(&[(&x).into()])?;
+    drop(f);
+    y.sum(None)?.backward()?;
+    assert_eq!(x.grad().unwrap().to_vec::<f64>()?, vec![2.0, 4.0]);
+    assert_eq!(w.use_count(), 2, "the closures still hold h, and h holds w");
+    drop(y); // the last graph using the closures: h and h2 go, then h's graph
+    assert_eq!(w.use_count(), 1);
+    assert_eq!(x.use_count(), 1);
     Ok(())
 }
