@@ -641,6 +641,13 @@ fn drop_from_c<T>(value: T) {
 pub struct Function {
     raw: NonNull<sys::tc_function_s>,
     n_outputs: usize,
+    name: String,
+}
+
+impl std::fmt::Debug for Function {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Function").field("name", &self.name).field("n_outputs", &self.n_outputs).finish()
+    }
 }
 
 unsafe impl Send for Function {}
@@ -679,7 +686,7 @@ impl Function {
             return Err(e);
         }
         let raw = NonNull::new(raw).ok_or_else(|| Error::new(ErrorKind::Internal, "tc_function_create gave NULL"))?;
-        Ok(Function { raw, n_outputs })
+        Ok(Function { raw, n_outputs, name: name.to_string() })
     }
 
     /// Runs the function on `inputs` (tensors are differentiable); returns its

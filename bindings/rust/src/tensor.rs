@@ -514,6 +514,12 @@ pub struct Generator {
     raw: NonNull<sys::tc_generator_s>,
 }
 
+impl fmt::Debug for Generator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Generator").field("seed", &self.seed()).finish()
+    }
+}
+
 unsafe impl Send for Generator {}
 unsafe impl Sync for Generator {}
 

@@ -188,8 +188,7 @@ fn closures_of_a_function_that_was_not_made_are_dropped_once() {
             Ok(vec![])
         },
     )
-    .err()
-    .expect("a NUL in the name is an error");
+    .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidArgument);
     assert_eq!(drops.load(Ordering::SeqCst), 2);
 }
