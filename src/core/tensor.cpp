@@ -78,10 +78,12 @@ void write_scalar(void* p, ScalarType dtype, const Scalar& v) {
 
 Scalar read_scalar(const void* p, ScalarType dtype) {
   Scalar out;
-  TC_DISPATCH_ALL_TYPES_AND_BOOL(dtype, "read_scalar", [&] {
+  // A bool is read as its byte: memory from empty() may hold any value, and
+  // loading a byte other than 0 or 1 as a C++ bool is undefined.
+  if (dtype == ScalarType::Bool) return Scalar(*static_cast<const uint8_t*>(p) != 0);
+  TC_DISPATCH_ALL_TYPES(dtype, "read_scalar", [&] {
     scalar_t v = *static_cast<const scalar_t*>(p);
-    if constexpr (std::is_same_v<scalar_t, bool>) out = Scalar(v);
-    else if constexpr (std::is_integral_v<scalar_t>) out = Scalar(int64_t(v));
+    if constexpr (std::is_integral_v<scalar_t>) out = Scalar(int64_t(v));
     else out = Scalar(double(v));
   });
   return out;

@@ -584,7 +584,26 @@ static void test_inline_helpers(void) {
   CHECK(d.type == TC_DEVICE_CUDA && d.index == 3);
 }
 
+/* Bool memory holding bytes other than 0 and 1 (as empty() may): read as
+ * true, never loaded as a C++ bool (UBSan checks this in the ASan pass). */
+static void test_bool_bytes(void) {
+  uint8_t bytes[2] = {190, 0};
+  int64_t n = 2;
+  tc_tensor t = NULL, first = NULL;
+  tc_scalar v;
+  char buf[64];
+  CHECK_OK(tc_tensor_from_blob(&t, bytes, TC_BOOL, &n, NULL, 1, tc_device_cpu(), NULL, NULL));
+  CHECK_OK(tc_select_int(&first, t, 0, 0));
+  CHECK_OK(tc_tensor_item(&v, first));
+  CHECK(v.tag == TC_SCALAR_BOOL && v.u.b);
+  CHECK_OK(tc_tensor_to_string(buf, sizeof buf, NULL, t));
+  CHECK(strcmp(buf, "tensor([ True, False])") == 0);
+  tc_tensor_release(first);
+  tc_tensor_release(t);
+}
+
 int main(void) {
+  test_bool_bytes();
   test_version();
   test_errors();
   test_dtypes();
