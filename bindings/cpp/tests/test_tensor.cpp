@@ -261,3 +261,33 @@ TEST(Tensor, Generators) {
   EXPECT_EQ(copy.get(), g.get());
   EXPECT_EQ(Generator::default_generator().current_seed(), 3u);
 }
+
+TEST(Tensor, AdvancedIndexing) {
+  Tensor t = arange(12).view({3, 4});
+  Tensor rows = tensor(std::vector<int64_t>{2, 0});
+  EXPECT_EQ(t.index({rows}).sizes(), (std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(vals<int64_t>(t.index({rows, 1})), (std::vector<int64_t>{9, 1}));
+  EXPECT_EQ(vals<int64_t>(t.index({Slice(), rows})), (std::vector<int64_t>{2, 0, 6, 4, 10, 8}));  // dim 1
+  EXPECT_EQ(vals<int64_t>(t.index({t > 8})), (std::vector<int64_t>{9, 10, 11}));  // a bool mask
+  EXPECT_EQ(vals<int64_t>(t.index({Slice(1, None), tensor({true, false, false, true})})),
+            (std::vector<int64_t>{4, 7, 8, 11}));
+  // Writes through index_put_ (an advanced index gives a copy, so assigning to it would not).
+  Tensor u = zeros({3, 4}, kInt64);
+  u.index_put_({u.eq(0).logical_and(t.remainder(2).eq(0))}, 1);  // scalar into a mask
+  EXPECT_EQ(u.sum().item<int64_t>(), 6);
+  u.index_put_({Slice(), rows}, full({3, 2}, 7, kInt64));  // a tensor of values
+  EXPECT_EQ(vals<int64_t>(u.index({0})), (std::vector<int64_t>{7, 0, 7, 0}));
+  // Copies and assignment of index lists keep exact reference counts.
+  EXPECT_EQ(rows.use_count(), 1);
+  {
+    std::vector<indexing::TensorIndex> ix{Slice(), rows};
+    EXPECT_EQ(rows.use_count(), 2);
+    std::vector<indexing::TensorIndex> copy = ix;
+    EXPECT_EQ(rows.use_count(), 3);
+    copy[1] = 0;
+    EXPECT_EQ(rows.use_count(), 2);
+    EXPECT_EQ(t.index(ix).sizes(), (std::vector<int64_t>{3, 2}));
+  }
+  EXPECT_EQ(rows.use_count(), 1);
+  EXPECT_THROW(t.index({rows, rows, rows}), IndexError);
+}

@@ -10,18 +10,28 @@ namespace tensorc {
 
 inline Tensor Tensor::operator[](int64_t i) const { return select(0, i); }
 
-inline Tensor Tensor::index(ArrayRef<indexing::TensorIndex> indices) const {
+namespace detail {
+// Applies the basic indices (integers, slices, None, Ellipsis) as views, and
+// collects the tensor indices by the dim they apply to, as libtorch does:
+// t.index({Slice(), idx}) is index(t, {None, idx}).
+inline Tensor apply_basic_indices(const Tensor& self, ArrayRef<indexing::TensorIndex> indices,
+                                  std::vector<std::optional<Tensor>>* tensor_indices) {
   using K = indexing::TensorIndex::Kind;
   int64_t consumed = 0, ellipses = 0;
   for (const auto& ix : indices) {
     if (ix.kind() == K::Integer || ix.kind() == K::Slice) ++consumed;
+    if (ix.kind() == K::Tensor) {  // a bool mask covers as many dims as it has
+      const Tensor t = Tensor::borrow(ix.tensor());
+      const ScalarType st = t.scalar_type();
+      consumed += st == kBool || st == kUInt8 ? t.dim() : 1;
+    }
     if (ix.kind() == K::EllipsisDims) ++ellipses;
   }
-  const int64_t nd = dim();
+  const int64_t nd = self.dim();
   if (ellipses > 1) throw IndexError("tensorc::Tensor::index: an index can only have a single ellipsis ('...')");
   if (consumed > nd)
     throw IndexError("tensorc::Tensor::index: too many indices for tensor of dimension " + std::to_string(nd));
-  Tensor r = alias();
+  Tensor r = self.alias();
   int64_t d = 0;
   for (const auto& ix : indices) {
     switch (ix.kind()) {
@@ -34,17 +44,35 @@ inline Tensor Tensor::index(ArrayRef<indexing::TensorIndex> indices) const {
       }
       case K::NewAxis: r = r.unsqueeze(d++); break;
       case K::EllipsisDims: d += nd - consumed; break;
+      case K::Tensor:
+        tensor_indices->resize(static_cast<size_t>(d));  // std::nullopt for the dims before it
+        tensor_indices->push_back(Tensor::borrow(ix.tensor()));
+        ++d;
+        break;
     }
   }
   return r;
 }
+}  // namespace detail
+
+inline Tensor Tensor::index(ArrayRef<indexing::TensorIndex> indices) const {
+  std::vector<std::optional<Tensor>> tensor_indices;
+  Tensor r = detail::apply_basic_indices(*this, indices, &tensor_indices);
+  return tensor_indices.empty() ? r : tensorc::index(r, tensor_indices);
+}
 
 inline Tensor& Tensor::index_put_(ArrayRef<indexing::TensorIndex> indices, const Tensor& v) {
-  index(indices).copy_(v);
+  std::vector<std::optional<Tensor>> tensor_indices;
+  Tensor r = detail::apply_basic_indices(*this, indices, &tensor_indices);
+  if (tensor_indices.empty()) r.copy_(v);
+  else tensorc::index_put_(r, tensor_indices, v);  // r is a view of *this
   return *this;
 }
 inline Tensor& Tensor::index_put_(ArrayRef<indexing::TensorIndex> indices, const Scalar& v) {
-  index(indices).fill_(v);
+  std::vector<std::optional<Tensor>> tensor_indices;
+  Tensor r = detail::apply_basic_indices(*this, indices, &tensor_indices);
+  if (tensor_indices.empty()) r.fill_(v);
+  else tensorc::index_put_(r, tensor_indices, tensorc::scalar_tensor(v, r.scalar_type(), r.device()));
   return *this;
 }
 

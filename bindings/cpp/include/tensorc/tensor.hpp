@@ -26,10 +26,12 @@ constexpr EllipsisIndexType Ellipsis{};
 constexpr std::nullopt_t None = std::nullopt;  // a new dimension of size 1
 
 // One entry of t.index({...}): an integer (selects, dropping the dim), a
-// Slice, None (inserts a dim) or Ellipsis (the dims not indexed otherwise).
+// Slice, None (inserts a dim), Ellipsis (the dims not indexed otherwise) or
+// a Tensor (advanced indexing: integer indices or a bool mask, as in
+// libtorch; the result is then a copy, not a view).
 class TensorIndex {
  public:
-  enum class Kind { Integer, Slice, NewAxis, EllipsisDims };
+  enum class Kind { Integer, Slice, NewAxis, EllipsisDims, Tensor };
   template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
   TensorIndex(T i) : kind_(Kind::Integer), integer_(static_cast<int64_t>(i)) {}  // NOLINT: implicit
   TensorIndex(Slice s) : kind_(Kind::Slice), slice_(s) {}               // NOLINT
@@ -40,14 +42,34 @@ class TensorIndex {
       throw InvalidArgumentError("tensorc::indexing::TensorIndex: the only string index is \"...\", got \"" +
                                  std::string(s) + "\"");
   }
+  // A tensorc::Tensor (a template only because Tensor is defined below).
+  template <class T, std::enable_if_t<std::is_same_v<T, tensorc::Tensor>, int> = 0>
+  TensorIndex(const T& t) : kind_(Kind::Tensor), tensor_(t.get()) {  // NOLINT: implicit
+    tc_tensor_retain(tensor_);
+  }
+  TensorIndex(const TensorIndex& o) : kind_(o.kind_), integer_(o.integer_), slice_(o.slice_), tensor_(o.tensor_) {
+    tc_tensor_retain(tensor_);
+  }
+  TensorIndex& operator=(const TensorIndex& o) {
+    tc_tensor_retain(o.tensor_);
+    tc_tensor_release(tensor_);
+    kind_ = o.kind_;
+    integer_ = o.integer_;
+    slice_ = o.slice_;
+    tensor_ = o.tensor_;
+    return *this;
+  }
+  ~TensorIndex() { tc_tensor_release(tensor_); }
   Kind kind() const noexcept { return kind_; }
   int64_t integer() const noexcept { return integer_; }
   const Slice& slice() const noexcept { return slice_; }
+  tc_tensor tensor() const noexcept { return tensor_; }  // borrowed
 
  private:
   Kind kind_;
   int64_t integer_ = 0;
   Slice slice_;
+  tc_tensor tensor_ = nullptr;  // a reference held for Kind::Tensor
 };
 }  // namespace indexing
 
