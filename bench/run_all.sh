@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every benchmark of issue 2 and prints markdown tables (BENCHMARKS.md).
+# Runs every benchmark and prints markdown tables (BENCHMARKS.md).
 #   bench/run_all.sh <build-dir>      (tools/dev.sh bench builds and calls this)
 # The build must have been configured with -DTC_BUILD_BENCH=ON.
 # Environment: BENCH_TRIALS (default 7), BENCH_BLOCK_MS (default 50),
@@ -8,7 +8,7 @@
 set -euo pipefail
 BUILD=${1:?usage: bench/run_all.sh <build-dir>}
 BIN=$BUILD/bench
-for b in bench_dispatch bench_elementwise bench_gemm bench_gemm_torch_alone bench_autograd; do
+for b in bench_dispatch bench_elementwise bench_gemm bench_gemm_torch_alone bench_autograd bench_bindings_cpp; do
   if [[ ! -x $BIN/$b ]]; then
     echo "missing $BIN/$b: configure with -DTC_BUILD_BENCH=ON and build (tools/dev.sh bench)" >&2
     exit 2
@@ -89,6 +89,22 @@ for t in $THREADS; do
   run "$t" bench_autograd --threads "$t"
   echo
 done
+
+echo "## 5. Bindings: a 1-element add through the C++ wrapper and the Rust crate vs the raw C call"
+echo
+run 1 bench_bindings_cpp --threads 1
+echo
+# The Rust crate's benchmark, against this build tree (release profile).
+CARGO=$(command -v cargo || echo "$HOME/.cargo/bin/cargo")
+if [[ -x $CARGO ]]; then
+  (cd "$(dirname "$0")/../bindings/rust" &&
+    TENSORC_LIB_DIR=$(cd "$BUILD" && pwd) TENSORC_GEN_DIR=$(cd "$BUILD" && pwd)/generated/rust \
+    CARGO_TARGET_DIR=$(cd "$BUILD" && pwd)/bindings/rust/target TC_NUM_THREADS=1 OMP_NUM_THREADS=1 \
+    "$CARGO" run --quiet --release --offline --example bench_add)
+else
+  echo "_Rust: cargo not found; skipped._"
+fi
+echo
 
 if [[ ${BENCH_SKIP_SHIPPED:-0} != 1 ]]; then
   echo "### 3b. libtorch alone in a process, as Debian ships it (not interleaved: orientation only)"
