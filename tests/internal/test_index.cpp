@@ -10,6 +10,7 @@
 
 #include "autograd/engine.h"
 #include "autograd_fixtures.h"
+#include "op_test_helpers.h"
 #include "core/error.h"
 #include "tensorc_gen/ops.h"
 
@@ -17,16 +18,13 @@ namespace {
 
 using namespace tc;
 using tc::fixtures::from;
+using tc::testing::error_of;
+using tc::testing::shape;
+using tc::testing::values;
 using D = std::vector<double>;
 using V = std::vector<int64_t>;
 using Indices = std::vector<std::optional<Tensor>>;
 
-D values(const Tensor& t) {
-  D out;
-  for (int64_t i = 0; i < t.numel(); ++i) out.push_back(read_element(t, i).to_double());
-  return out;
-}
-V shape(const Tensor& t) { return t.sizes().vec(); }
 Tensor longs(const D& v, V s) { return from(v, std::move(s), ScalarType::Int64); }
 // 0, 1, 2, ... as float64 of the given shape.
 Tensor iota(V s) {
@@ -35,19 +33,6 @@ Tensor iota(V s) {
   D v;
   for (int64_t i = 0; i < n; ++i) v.push_back(double(i));
   return from(v, std::move(s));
-}
-
-// The error code and message of a call expected to fail.
-template <class F>
-std::string error_of(F&& f, ErrorCode code) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(int(e.code()), int(code)) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no error";
-  return "";
 }
 
 TEST(Index, IndexSelect) {

@@ -9,6 +9,7 @@
 
 #include "autograd/engine.h"
 #include "autograd_fixtures.h"
+#include "op_test_helpers.h"
 #include "core/error.h"
 #include "tensorc_gen/ops.h"
 
@@ -16,27 +17,11 @@ namespace {
 
 using namespace tc;
 using tc::fixtures::from;
+using tc::testing::error_of;
+using tc::testing::shape;
+using tc::testing::values;
 using D = std::vector<double>;
 using V = std::vector<int64_t>;
-
-D values(const Tensor& t) {
-  D out;
-  for (int64_t i = 0; i < t.numel(); ++i) out.push_back(read_element(t, i).to_double());
-  return out;
-}
-V shape(const Tensor& t) { return t.sizes().vec(); }
-
-template <class F>
-std::string error_of(F&& f, ErrorCode code) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(int(e.code()), int(code)) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no error";
-  return "";
-}
 
 TEST(Sort, StableWithNaNLast) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
