@@ -76,13 +76,12 @@ inline variable_list grad(const variable_list& outputs, const variable_list& inp
                                " grad_outputs for " + std::to_string(outputs.size()) + " outputs");
   std::vector<tc_tensor> outs = detail::handles(outputs), ins = detail::handles(inputs),
                          gos = detail::handles(grad_outputs);
-  std::vector<tc_tensor> result(inputs.size(), nullptr);
-  tensorc::detail::check(tc_autograd_grad(result.data(), outs.data(), outs.size(), ins.data(), ins.size(),
-                                          gos.empty() ? nullptr : gos.data(), retain_graph.value_or(create_graph),
-                                          create_graph, allow_unused));
-  variable_list r;
-  r.reserve(result.size());
-  for (tc_tensor h : result) r.push_back(Tensor::adopt(h));
+  // The C call writes straight into the Tensors (one handle each, undefined
+  // until then): nothing is allocated after it, so no reference can leak.
+  variable_list r(inputs.size());
+  tensorc::detail::check(tc_autograd_grad(reinterpret_cast<tc_tensor*>(r.data()), outs.data(), outs.size(), ins.data(),
+                                          ins.size(), gos.empty() ? nullptr : gos.data(),
+                                          retain_graph.value_or(create_graph), create_graph, allow_unused));
   return r;
 }
 
@@ -130,10 +129,9 @@ class AutogradContext {
   variable_list get_saved_variables() const {
     size_t n = 0;
     tensorc::detail::check(tc_function_ctx_saved_tensors(nullptr, 0, &n, ctx_));
-    std::vector<tc_tensor> h(n, nullptr);
-    tensorc::detail::check(tc_function_ctx_saved_tensors(h.data(), h.size(), &n, ctx_));
-    variable_list r;
-    for (tc_tensor t : h) r.push_back(Tensor::adopt(t));
+    variable_list r(n);  // written straight into the Tensors: nothing to leak after the call
+    tensorc::detail::check(tc_function_ctx_saved_tensors(reinterpret_cast<tc_tensor*>(r.data()), r.size(), &n, ctx_));
+    r.resize(std::min(n, r.size()));
     return r;
   }
   // Whether forward argument `index` (counting every argument after ctx) needs a gradient.
@@ -177,7 +175,7 @@ inline tc_status forward_trampoline(tc_value* outputs, size_t n_outputs, tc_func
     ForwardCall* call = current_forward;
     if (!call) return tc_error_set(TC_ERROR_INTERNAL, "tensorc C++ custom function: no forward in progress");
     auto* state = new CallState;
-    tc_status st = tc_function_ctx_set_state(c, state, [](void* p) { delete static_cast<CallState*>(p); });
+    tc_status st = tc_function_ctx_set_state(c, state, [](void* p) noexcept { delete static_cast<CallState*>(p); });
     if (st != TC_OK) {
       delete state;
       return st;
@@ -260,21 +258,21 @@ template <class Fwd, class... Args> auto apply(tc_function f, Fwd&& fwd, const A
   const size_t cap = std::is_same_v<R, Tensor> ? 1 : kMaxOutputs;
   std::vector<tc_value> outs(cap);
   for (tc_value& v : outs) v.tag = TC_VALUE_NONE;
+  variable_list owned(cap);  // allocated before the call: owning the outputs after it cannot fail
   ForwardCallImpl<std::remove_reference_t<Fwd>> call(fwd);
   ForwardCall* previous = current_forward;
   current_forward = &call;
   const tc_status st = tc_function_apply_values(outs.data(), cap, f, inputs.data(), sizeof...(Args));
   current_forward = previous;
   tensorc::detail::check(st);
-  variable_list result;
-  for (size_t i = 0; i < cap; ++i) {
-    Tensor t = outs[i].tag == TC_VALUE_TENSOR ? Tensor::adopt(outs[i].u.tensor) : Tensor();
-    if (i < call.n_outputs) result.push_back(std::move(t));
-  }
+  // Own every output first (no allocation), then build the result.
+  for (size_t i = 0; i < cap; ++i)
+    if (outs[i].tag == TC_VALUE_TENSOR) owned[i] = Tensor::adopt(outs[i].u.tensor);
+  owned.resize(std::min(cap, call.n_outputs));  // shrinking: no allocation
   if constexpr (std::is_same_v<R, Tensor>) {
-    return std::move(result.at(0));
+    return std::move(owned.at(0));
   } else {
-    return result;
+    return owned;
   }
 }
 
@@ -296,18 +294,19 @@ inline std::string demangle(const char* name) {
 using FunctionHandle = std::shared_ptr<tc_function_s>;
 
 inline FunctionHandle make_function(const std::string& name, BackwardFn backward) {
-  auto* payload = new BackwardFn(std::move(backward));
+  // The payload is destroyed on failure only after throw_error read the
+  // message (destroying the callable runs user code).
+  auto payload = std::make_unique<BackwardFn>(std::move(backward));
   tc_function f = nullptr;
   const tc_status st = tc_function_create_values(
       &f, name.c_str(), &forward_trampoline,
       [](tc_tensor* gi, size_t ni, tc_function_ctx c, const tc_tensor* go, size_t no, void* p) noexcept {
         return run_backward(*static_cast<BackwardFn*>(p), gi, ni, c, go, no);
       },
-      payload, [](void* p) { delete static_cast<BackwardFn*>(p); });
-  if (st != TC_OK) {
-    delete payload;
-    tensorc::detail::throw_error(st);
-  }
+      payload.get(), [](void* p) noexcept { delete static_cast<BackwardFn*>(p); });
+  if (st != TC_OK) tensorc::detail::throw_error(st);
+  payload.release();  // tensorc's now: payload_destroy deletes it
+  // shared_ptr's constructor releases f itself if it cannot allocate.
   return FunctionHandle(f, &tc_function_release);
 }
 

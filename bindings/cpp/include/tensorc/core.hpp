@@ -5,13 +5,16 @@
 #include <tensorc.h>
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <exception>
 #include <initializer_list>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -247,17 +250,28 @@ inline Device from_c(tc_device d) noexcept { return Device(static_cast<DeviceTyp
 // ---- Scalar -----------------------------------------------------------------------
 
 // A number passed to ops: bool, integer (int64) or floating (double), from
-// any arithmetic C++ type.
+// any arithmetic C++ type. An unsigned value above INT64_MAX has no exact
+// representation and throws InvalidArgumentError (as Python's overflow does)
+// instead of wrapping to a negative number.
 class Scalar {
+  template <class T>
+  static constexpr bool may_overflow_int64 =
+      std::is_integral_v<T> && std::is_unsigned_v<T> && !std::is_same_v<T, bool> && sizeof(T) >= sizeof(int64_t);
+
  public:
   Scalar() noexcept : Scalar(int64_t(0)) {}
   template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
-  Scalar(T v) noexcept {  // NOLINT: implicit, like c10::Scalar
+  Scalar(T v) noexcept(!may_overflow_int64<T>) {  // NOLINT: implicit, like c10::Scalar
     std::memset(&s_, 0, sizeof s_);
     if constexpr (std::is_same_v<T, bool>) {
       s_.tag = TC_SCALAR_BOOL;
       s_.u.b = v;
     } else if constexpr (std::is_integral_v<T>) {
+      if constexpr (may_overflow_int64<T>) {
+        if (v > static_cast<T>(std::numeric_limits<int64_t>::max()))
+          throw InvalidArgumentError("tensorc::Scalar: the unsigned value " + std::to_string(v) +
+                                     " does not fit int64, the widest integer a Scalar holds");
+      }
       s_.tag = TC_SCALAR_INT;
       s_.u.i = static_cast<int64_t>(v);
     } else {
@@ -272,19 +286,59 @@ class Scalar {
   bool is_integral() const noexcept { return s_.tag == TC_SCALAR_INT; }
   bool is_floating_point() const noexcept { return s_.tag == TC_SCALAR_FLOAT; }
 
-  template <class T> T to() const noexcept {
+  // The value as T, checked like c10::Scalar::to: a value T cannot hold (out
+  // of range, or NaN/inf to an integer) throws RuntimeError instead of
+  // wrapping (or being undefined behaviour, for a double to an integer).
+  // To bool: whether it is non-zero.
+  template <class T> T to() const {
     static_assert(std::is_arithmetic_v<T>, "Scalar::to<T>: T must be an arithmetic type");
-    switch (s_.tag) {
-      case TC_SCALAR_BOOL: return static_cast<T>(s_.u.b);
-      case TC_SCALAR_INT: return static_cast<T>(s_.u.i);
-      default: return static_cast<T>(s_.u.f);
+    using L = std::numeric_limits<T>;
+    if constexpr (std::is_same_v<T, bool>) {
+      switch (s_.tag) {
+        case TC_SCALAR_BOOL: return s_.u.b;
+        case TC_SCALAR_INT: return s_.u.i != 0;
+        default: return s_.u.f != 0;
+      }
+    } else if constexpr (std::is_integral_v<T>) {
+      if (s_.tag == TC_SCALAR_BOOL) return static_cast<T>(s_.u.b);
+      if (s_.tag == TC_SCALAR_INT) {
+        const int64_t i = s_.u.i;
+        const bool fits = std::is_signed_v<T> ? (i >= int64_t(L::min()) && i <= int64_t(L::max()))
+                                              : (i >= 0 && uint64_t(i) <= uint64_t(L::max()));
+        if (!fits) overflow<T>(i);
+        return static_cast<T>(i);
+      }
+      const double f = s_.u.f;
+      // [lo, hi) with hi = 2^digits exact; NaN fails both comparisons.
+      const double hi = std::ldexp(1.0, L::digits);
+      const bool fits = std::is_signed_v<T> ? (f >= -hi && f < hi) : (f > -1.0 && f < hi);
+      if (!fits) overflow<T>(f);
+      return static_cast<T>(f);
+    } else {
+      if (s_.tag == TC_SCALAR_BOOL) return static_cast<T>(s_.u.b);
+      if (s_.tag == TC_SCALAR_INT) return static_cast<T>(s_.u.i);
+      const double f = s_.u.f;
+      if (std::isfinite(f) && std::fabs(f) > double(L::max())) overflow<T>(f);
+      return static_cast<T>(f);
     }
   }
-  double toDouble() const noexcept { return to<double>(); }
-  int64_t toLong() const noexcept { return to<int64_t>(); }
-  bool toBool() const noexcept { return to<bool>(); }
+  double toDouble() const { return to<double>(); }
+  int64_t toLong() const { return to<int64_t>(); }
+  bool toBool() const { return to<bool>(); }
 
  private:
+  template <class T, class V> [[noreturn]] TENSORC_NOINLINE static void overflow(V value) {
+    std::ostringstream v;
+    v.precision(17);
+    v << value;
+    std::string type;
+    if constexpr (std::is_floating_point_v<T>)
+      type = sizeof(T) == sizeof(float) ? "float" : sizeof(T) == sizeof(double) ? "double" : "long double";
+    else
+      type = std::string(std::is_signed_v<T> ? "int" : "uint") + std::to_string(8 * sizeof(T)) + "_t";
+    throw RuntimeError("tensorc::Scalar::to: the value " + v.str() + " cannot be converted to " + type +
+                       " without overflow");
+  }
   tc_scalar s_;
 };
 

@@ -47,13 +47,15 @@ inline Tensor from_blob(void* data, IntArrayRef sizes, const int64_t* strides, S
     }
     delete f;
   };
+  // Owned here until tensorc takes it. On failure it is destroyed (not
+  // called: the caller keeps `data`) only after throw_error has read the
+  // message, as destroying the callable may run user code.
+  std::unique_ptr<Fn> owner(deleter);
   tc_tensor t = nullptr;
   const tc_status st = tc_tensor_from_blob(&t, data, to_c(dtype), sizes.data(), strides, sizes.size(), to_c(device),
                                            deleter ? trampoline : nullptr, deleter);
-  if (st != TC_OK) {
-    delete deleter;  // not called on failure: the caller keeps `data`
-    throw_error(st);
-  }
+  if (st != TC_OK) throw_error(st);
+  owner.release();  // tensorc calls and deletes it, once
   return Tensor::adopt(t);
 }
 }  // namespace detail

@@ -17,14 +17,17 @@ namespace detail {
 inline Tensor apply_basic_indices(const Tensor& self, ArrayRef<indexing::TensorIndex> indices,
                                   std::vector<std::optional<Tensor>>* tensor_indices) {
   using K = indexing::TensorIndex::Kind;
+  // A bool (or uint8) mask index covers as many dims as it has; every other
+  // index at most one.
+  auto dims_covered = [](const indexing::TensorIndex& ix) -> int64_t {
+    const Tensor t = Tensor::borrow(ix.tensor());
+    const ScalarType st = t.scalar_type();
+    return st == kBool || st == kUInt8 ? t.dim() : 1;
+  };
   int64_t consumed = 0, ellipses = 0;
   for (const auto& ix : indices) {
     if (ix.kind() == K::Integer || ix.kind() == K::Slice) ++consumed;
-    if (ix.kind() == K::Tensor) {  // a bool mask covers as many dims as it has
-      const Tensor t = Tensor::borrow(ix.tensor());
-      const ScalarType st = t.scalar_type();
-      consumed += st == kBool || st == kUInt8 ? t.dim() : 1;
-    }
+    if (ix.kind() == K::Tensor) consumed += dims_covered(ix);
     if (ix.kind() == K::EllipsisDims) ++ellipses;
   }
   const int64_t nd = self.dim();
@@ -32,7 +35,8 @@ inline Tensor apply_basic_indices(const Tensor& self, ArrayRef<indexing::TensorI
   if (consumed > nd)
     throw IndexError("tensorc::Tensor::index: too many indices for tensor of dimension " + std::to_string(nd));
   Tensor r = self.alias();
-  int64_t d = 0;
+  int64_t d = 0;        // the dim of r the next index applies to
+  int64_t listed = 0;   // the dims of r the entries of *tensor_indices cover
   for (const auto& ix : indices) {
     switch (ix.kind()) {
       case K::Integer: r = r.select(d, ix.integer()); break;
@@ -44,11 +48,15 @@ inline Tensor apply_basic_indices(const Tensor& self, ArrayRef<indexing::TensorI
       }
       case K::NewAxis: r = r.unsqueeze(d++); break;
       case K::EllipsisDims: d += nd - consumed; break;
-      case K::Tensor:
-        tensor_indices->resize(static_cast<size_t>(d));  // std::nullopt for the dims before it
+      case K::Tensor: {
+        // std::nullopt (one dim each) for the dims since the last entry; a
+        // k-dim mask is one entry covering k dims.
+        tensor_indices->resize(tensor_indices->size() + static_cast<size_t>(d - listed));
         tensor_indices->push_back(Tensor::borrow(ix.tensor()));
-        ++d;
+        d += dims_covered(ix);
+        listed = d;
         break;
+      }
     }
   }
   return r;
@@ -92,7 +100,17 @@ inline Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, b); }
 inline Tensor operator*(const Scalar& a, const Tensor& b) { return mul(b, a); }
 inline Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
 inline Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, b); }
-inline Tensor operator/(const Scalar& a, const Tensor& b) { return mul(reciprocal(b), a); }
+// a / b divides (a * reciprocal(b) would round twice: 3 / 7.f would be off by
+// an ulp), with a Scalar's type promotion: a floating Scalar over an integer
+// or bool tensor gives float32, an integer one over bool int64 (then div's
+// true division makes integers float32).
+inline Tensor operator/(const Scalar& a, const Tensor& b) {
+  const ScalarType bt = b.scalar_type();
+  ScalarType t = bt;
+  if (a.is_floating_point() && !is_floating_point(bt)) t = kFloat32;
+  else if (a.is_integral() && bt == kBool) t = kInt64;
+  return div(full_like(b, a, t), b);
+}
 inline Tensor operator%(const Tensor& a, const Tensor& b) { return remainder(a, b); }
 inline Tensor operator%(const Tensor& a, const Scalar& b) { return remainder(a, b); }
 inline Tensor operator%(const Scalar& a, const Tensor& b) { return remainder(a, b); }

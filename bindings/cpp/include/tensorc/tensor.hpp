@@ -230,7 +230,7 @@ class Tensor {
   std::string to_string() const;
   // Element access checked once (dtype, dim, CPU), then unchecked: a[i][j].
   template <class T, size_t N> TensorAccessor<T, N> accessor() const&;
-  template <class T, size_t N> TensorAccessor<T, N> accessor() && = delete;  // would dangle
+  template <class T, size_t N> TensorAccessor<T, N> accessor() const&& = delete;  // would dangle (const rvalues too)
 
   // ---- autograd ----
   bool requires_grad() const {
