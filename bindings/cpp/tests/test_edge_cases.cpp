@@ -114,6 +114,20 @@ TEST(Indexing, BoolMaskCoversItsDimsForTheIndicesAfterIt) {
   EXPECT_EQ(w.index({Slice(), Slice(), 0}).sum().item<float>(), 5);
 }
 
+TEST(Indexing, ZeroDimBoolMaskAddsADimAsInLibtorch) {
+  Tensor t = arange(6).reshape({2, 3});
+  const Tensor yes = full({}, true, kBool), no = full({}, false, kBool);
+  EXPECT_EQ(t.index({yes}).sizes(), (std::vector<int64_t>{1, 2, 3}));  // t[True]
+  EXPECT_EQ(t.index({no}).sizes(), (std::vector<int64_t>{0, 2, 3}));   // t[False]
+  EXPECT_EQ(t.index({yes, 1}).sizes(), (std::vector<int64_t>{1, 3}));  // t[True, 1]
+  EXPECT_EQ(vals<int64_t>(t.index({yes, 1})), (std::vector<int64_t>{3, 4, 5}));
+  t.index_put_({no}, 7);
+  EXPECT_EQ(t.sum().item<int64_t>(), 15);
+  t.index_put_({yes, 0}, 7);
+  EXPECT_EQ(vals<int64_t>(t), (std::vector<int64_t>{7, 7, 7, 3, 4, 5}));
+  EXPECT_THROW(t.index({Slice(None, None, -1)}), InvalidArgumentError);  // libtorch: step must be positive
+}
+
 TEST(Errors, MessageSurvivesUserCodeOnTheFailurePath) {
   // Destroying the (uncalled) deleter runs user code, which may make C calls
   // that set the thread's last error: the exception must still carry

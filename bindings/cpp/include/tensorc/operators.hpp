@@ -49,11 +49,18 @@ inline Tensor apply_basic_indices(const Tensor& self, ArrayRef<indexing::TensorI
       case K::NewAxis: r = r.unsqueeze(d++); break;
       case K::EllipsisDims: d += nd - consumed; break;
       case K::Tensor: {
+        Tensor ti = Tensor::borrow(ix.tensor());
+        const ScalarType st = ti.scalar_type();
+        const bool mask = st == kBool || st == kUInt8;
+        if (mask && ti.dim() == 0) {  // as libtorch: a new dim of size 1, then a 1-element mask over it
+          r = r.unsqueeze(d);
+          ti = ti.reshape({1});
+        }
         // std::nullopt (one dim each) for the dims since the last entry; a
         // k-dim mask is one entry covering k dims.
         tensor_indices->resize(tensor_indices->size() + static_cast<size_t>(d - listed));
-        tensor_indices->push_back(Tensor::borrow(ix.tensor()));
-        d += dims_covered(ix);
+        d += mask ? ti.dim() : 1;
+        tensor_indices->push_back(std::move(ti));
         listed = d;
         break;
       }
