@@ -198,3 +198,29 @@ TEST(Autograd, TooManyForwardOutputsIsAnErrorWithoutLeaks) {
   EXPECT_THROW(many.apply(x), RuntimeError);  // ASan: the 64 outputs written before the throw are released
   EXPECT_EQ(x.use_count(), 1);
 }
+
+namespace {
+// libtorch's examples take Variables by value: apply() forwards an rvalue
+// argument into the parameter, which releases it when forward returns; the
+// input must still be alive for the graph tensorc records after forward.
+struct ByValue : autograd::Function<ByValue> {
+  static Tensor forward(AutogradContext* ctx, Tensor x, Tensor unused) {
+    ctx->save_for_backward({x});
+    unused = Tensor();
+    return x * 2;
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list g) {
+    return {g[0] * 2 + ctx->get_saved_variables()[0] * 0, Tensor()};
+  }
+};
+}  // namespace
+
+TEST(CustomFunction, RvalueArgumentsMovedIntoByValueParameters) {
+  Tensor base = ones({2}).requires_grad_();
+  Tensor y = ByValue::apply(base * 3, zeros({2}));  // both temporaries die inside apply
+  EXPECT_EQ(vals<float>(y), (std::vector<float>{6, 6}));
+  y.sum().backward();
+  EXPECT_EQ(vals<float>(base.grad()), (std::vector<float>{6, 6}));
+  y = Tensor();  // its graph holds base's gradient accumulator
+  EXPECT_EQ(base.use_count(), 1);
+}
