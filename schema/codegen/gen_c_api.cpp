@@ -8,18 +8,6 @@ namespace {
 
 bool pointer_style(const Argument& a) { return a.type.optional || a.default_value.has_value(); }
 
-const char* c_value_type(BaseType b) {
-  switch (b) {
-    case BaseType::Int: return "int64_t";
-    case BaseType::Float: return "double";
-    case BaseType::Bool: return "bool";
-    case BaseType::Scalar: return "tc_scalar";
-    case BaseType::ScalarType: return "tc_dtype";
-    case BaseType::Device: return "tc_device";
-    default: return "?";
-  }
-}
-
 struct CParam {
   std::string decl;  // "const int64_t* dim"
   std::string doc;   // one line
@@ -63,8 +51,7 @@ std::vector<COut> c_outputs(const FunctionSchema& s) {
   for (size_t i = 0; i < s.returns.size(); ++i) {
     const Return& r = s.returns[i];
     if (r.annotation && r.annotation->is_write) continue;
-    std::string name = s.returns.size() == 1 ? "out" : r.name ? *r.name : "out" + std::to_string(i);
-    if (s.find_argument(name)) name = "out_" + name;
+    const std::string name = c_output_name(s, i);
     if (r.type.base == BaseType::Tensor && r.type.is_list)
       outs.push_back({"tc_tensor_list* " + name, name + ": receives a new list handle (release with tc_tensor_list_release)"});
     else if (r.type.base == BaseType::Tensor)

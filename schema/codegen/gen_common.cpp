@@ -308,4 +308,28 @@ Model build_model(const std::vector<NativeFunction>& nfs, std::vector<LoadError>
   return m;
 }
 
+const char* c_value_type(BaseType b) {
+  switch (b) {
+    case BaseType::Int: return "int64_t";
+    case BaseType::Float: return "double";
+    case BaseType::Bool: return "bool";
+    case BaseType::Scalar: return "tc_scalar";
+    case BaseType::ScalarType: return "tc_dtype";
+    case BaseType::Device: return "tc_device";
+    default: return "?";
+  }
+}
+
+std::string c_output_name(const FunctionSchema& s, size_t i) {
+  const Return& r = s.returns[i];
+  std::string name = s.returns.size() == 1 ? "out" : r.name ? *r.name : "out" + std::to_string(i);
+  return s.find_argument(name) ? "out_" + name : name;
+}
+
+const Argument* aliased_argument(const FunctionSchema& s, const Return& r) {
+  for (const Argument& a : s.arguments)
+    if (a.annotation && r.annotation && a.annotation->alias_sets == r.annotation->alias_sets) return &a;
+  return nullptr;
+}
+
 }  // namespace tc::codegen

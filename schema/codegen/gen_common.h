@@ -63,6 +63,14 @@ std::string unbox_expr(const Argument& a, size_t index, const std::string& op);
 // Statements that push a kernel result `r` onto stack `st`.
 std::string box_returns(const FunctionSchema& s, const std::string& r);
 
+// The C ABI's spelling of a by-value schema type ("int64_t", "tc_scalar", ...).
+const char* c_value_type(BaseType b);
+// The name of the C output parameter for return i ("out", the return's name,
+// "out<i>", prefixed "out_" when an argument has that name).
+std::string c_output_name(const FunctionSchema& s, size_t i);
+// The argument a written return (Tensor(a!)) aliases, or nullptr.
+const Argument* aliased_argument(const FunctionSchema& s, const Return& r);
+
 std::string c_ident(const std::string& s);  // sanitise to an identifier
 std::string escape_c_string(const std::string& s);
 

@@ -155,24 +155,6 @@ std::string return_type(const FunctionSchema& s) {
   return r + ">";
 }
 
-const Argument* aliased_argument(const FunctionSchema& s, const Return& r) {
-  for (const Argument& a : s.arguments)
-    if (a.annotation && r.annotation && a.annotation->alias_sets == r.annotation->alias_sets) return &a;
-  return nullptr;
-}
-
-const char* c_value_type(BaseType b) {
-  switch (b) {
-    case BaseType::Int: return "int64_t";
-    case BaseType::Float: return "double";
-    case BaseType::Bool: return "bool";
-    case BaseType::Scalar: return "tc_scalar";
-    case BaseType::ScalarType: return "tc_dtype";
-    case BaseType::Device: return "tc_device";
-    default: return "?";
-  }
-}
-
 // Statements preparing argument `a` (into locals named `<name>_c`) and the C
 // call arguments it becomes.
 struct CArg {

@@ -30,12 +30,6 @@ std::string call_args_schema_order(const FunctionSchema& s) {
   return r;
 }
 
-const Argument* aliased_argument(const FunctionSchema& s, const Return& r) {
-  for (const Argument& a : s.arguments)
-    if (a.annotation && r.annotation && a.annotation->alias_sets == r.annotation->alias_sets) return &a;
-  return nullptr;
-}
-
 std::string unbox_return(const FunctionSchema& s, size_t i, const std::string& v) {
   const Return& r = s.returns[i];
   if (r.annotation && r.annotation->is_write) {

@@ -163,9 +163,7 @@ std::vector<Out> outputs(const FunctionSchema& s) {
   for (size_t i = 0; i < s.returns.size(); ++i) {
     const Return& r = s.returns[i];
     if (r.annotation && r.annotation->is_write) continue;
-    std::string name = s.returns.size() == 1 ? "out" : r.name ? *r.name : "out" + std::to_string(i);
-    if (s.find_argument(name)) name = "out_" + name;
-    outs.push_back({rust_ident(name), &r});
+    outs.push_back({rust_ident(c_output_name(s, i)), &r});
   }
   return outs;
 }
