@@ -4,6 +4,7 @@
 
 #include "core/shape.h"
 #include "core/tensor.h"
+#include "cpu/index_util.h"
 #include "tensorc_gen/native_functions.h"  // checks the kernel matches the schema
 
 namespace tc::native {
@@ -22,26 +23,17 @@ Tensor flip_cpu(const Tensor& self, IntArrayRef dims) {
   // Read self backwards along flipped dims: start at their last element and
   // step by -stride; the output is written in row-major order.
   DimVector step(self.strides());
-  int64_t offset = 0;
+  int64_t start = 0;
   for (int64_t d = 0; d < nd; ++d)
-      if (mask >> d & 1) {
-        offset += (self.size(d) - 1) * self.stride(d);
-        step[size_t(d)] = -self.stride(d);
-      }
-  const size_t es = self.element_size();
-  const char* src = static_cast<const char*>(self.data_ptr());
-  char* dst = static_cast<char*>(out.data_ptr());
-  DimVector pos(size_t(nd), 0);
-  for (int64_t i = 0; i < n; ++i) {
-    std::memcpy(dst + size_t(i) * es, src + offset * int64_t(es), es);
-    for (int64_t d = nd - 1; d >= 0; --d) {  // odometer over self's shape
-      const size_t u = size_t(d);
-      offset += step[u];
-      if (++pos[u] < self.size(d)) break;
-      offset -= self.size(d) * step[u];
-      pos[u] = 0;
+    if (mask >> d & 1) {
+      start += (self.size(d) - 1) * self.stride(d);
+      step[size_t(d)] = -self.stride(d);
     }
-  }
+  const size_t es = self.element_size();
+  const char* src = static_cast<const char*>(self.data_ptr()) + start * int64_t(es);
+  char* dst = static_cast<char*>(out.data_ptr());
+  cpu::StridedWalk<1> walk(self.sizes(), {step});
+  for (int64_t i = 0; i < n; ++i, walk.next()) std::memcpy(dst + size_t(i) * es, src + walk.off[0] * int64_t(es), es);
   return out;
 }
 

@@ -17,42 +17,39 @@
 #include "core/parallel.h"
 #include "core/shape.h"
 #include "core/tensor.h"
+#include "cpu/index_util.h"
 #include "cpu/loops.h"
 #include "tensorc_gen/native_functions.h"  // checks the kernels match the schema
 #include "tensorc_gen/ops.h"
 
-namespace tc::native {
-namespace {
+namespace tc::cpu {
 
-using cpu::opmath_t;
-
-// The index values as contiguous int64, each checked against [0, bound).
-Tensor checked_index(const char* op, const Tensor& index, int64_t bound, bool allow_int32) {
+Tensor checked_indices(const char* op, const char* arg, const Tensor& index, int64_t bound, bool allow_int32) {
   const bool ok = index.dtype() == ScalarType::Int64 || (allow_int32 && index.dtype() == ScalarType::Int32);
-  TC_CHECK_TYPE(ok, op, ": argument 'index' expected an int64", allow_int32 ? " or int32" : "", " tensor, got ",
+  TC_CHECK_TYPE(ok, op, ": argument '", arg, "' expected an int64", allow_int32 ? " or int32" : "", " tensor, got ",
                 index.dtype());
-  TC_CHECK(index.device() == Device(DeviceType::CPU), Device, op, ": argument 'index' expected a cpu tensor, got ",
-           index.device());
+  TC_CHECK(index.is_cpu(), Device, op, ": argument '", arg, "' expected a cpu tensor, got ", index.device());
   Tensor idx = index.dtype() == ScalarType::Int64 ? index.contiguous() : index.to(ScalarType::Int64);
   const int64_t* p = idx.data_ptr<int64_t>();
   for (int64_t i = 0, n = idx.numel(); i < n; ++i)
-    TC_CHECK_INDEX(p[i] >= 0 && p[i] < bound, op, ": argument 'index' has value ", p[i], " at position ", i,
+    TC_CHECK_INDEX(p[i] >= 0 && p[i] < bound, op, ": argument '", arg, "' has value ", p[i], " at position ", i,
                    ", expected a value in [0, ", bound, ")");
   return idx;
 }
 
-// A tensor seen as [outer, size(dim), inner]; a 0-dim tensor as [1, 1, 1].
-struct DimSplit {
-  int64_t outer = 1, size = 1, inner = 1;
-};
-DimSplit split_at(IntArrayRef sizes, int64_t dim) {
-  DimSplit s;
-  for (int64_t d = 0; d < int64_t(sizes.size()); ++d) {
-    if (d < dim) s.outer *= sizes[size_t(d)];
-    else if (d == dim) s.size = sizes[size_t(d)];
-    else s.inner *= sizes[size_t(d)];
-  }
-  return s;
+}  // namespace tc::cpu
+
+namespace tc::native {
+namespace {
+
+using cpu::DimSplit;
+using cpu::opmath_t;
+using cpu::split_at;
+using cpu::StridedWalk;
+
+// The index argument of these ops, checked (cpu/index_util.h).
+Tensor checked_index(const char* op, const Tensor& index, int64_t bound, bool allow_int32) {
+  return cpu::checked_indices(op, "index", index, bound, allow_int32);
 }
 
 // A fresh contiguous copy of t (the buffer the writing ops fill).
@@ -75,32 +72,6 @@ void check_slice_source(const char* op, const Tensor& self, int64_t dim, const T
   TC_CHECK_ARG(ok, op, ": argument 'source' expected shape ", IntArrayRef(expected),
                " (self's with dim ", dim, " of the index's length), got ", source.sizes());
 }
-
-// Visits the positions of `shape` in row-major order, keeping one element
-// offset per operand (operand k moves by strides[k][d] along dim d).
-template <size_t N>
-class StridedWalk {
- public:
-  StridedWalk(IntArrayRef shape, const std::array<DimVector, N>& strides) : shape_(shape), strides_(strides) {
-    pos_ = DimVector(shape.size(), 0);
-    off.fill(0);
-  }
-  void next() {
-    for (int64_t d = int64_t(shape_.size()) - 1; d >= 0; --d) {
-      const size_t u = size_t(d);
-      for (size_t k = 0; k < N; ++k) off[k] += strides_[k][u];
-      if (++pos_[u] < shape_[u]) return;
-      for (size_t k = 0; k < N; ++k) off[k] -= shape_[u] * strides_[k][u];
-      pos_[u] = 0;
-    }
-  }
-  std::array<int64_t, N> off;
-
- private:
-  IntArrayRef shape_;
-  std::array<DimVector, N> strides_;
-  DimVector pos_;
-};
 
 // t's strides for a walk over `nd` dims, with the entry of `dim` zeroed when
 // `skip_dim` (the index supplies that coordinate); all zeros for a 0-dim t.

@@ -4,6 +4,7 @@
 #include "core/parallel.h"
 #include "core/shape.h"
 #include "core/tensor.h"
+#include "cpu/index_util.h"
 #include "cpu/loops.h"
 #include "tensorc_gen/native_functions.h"  // checks the kernel matches the schema
 #include "tensorc_gen/ops.h"
@@ -18,8 +19,8 @@ Tensor cumsum_cpu(const Tensor& self, int64_t dim_, std::optional<ScalarType> dt
   const Tensor x = self.dtype() == result ? self.contiguous() : self.to(result).contiguous();
   Tensor out = empty_tensor(self.sizes(), result, self.device());
   if (out.numel() == 0) return out;
-  int64_t outer = 1, size = 1, inner = 1;
-  for (int64_t d = 0; d < self.dim(); ++d) (d < dim ? outer : d == dim ? size : inner) *= self.size(d);
+  const cpu::DimSplit split = cpu::split_at(self.sizes(), dim);
+  const int64_t outer = split.outer, size = split.size, inner = split.inner;
   TC_DISPATCH_ALL_TYPES(result, op, [&] {
     using acc = cpu::opmath_t<scalar_t>;
     const scalar_t* in = x.data_ptr<scalar_t>();

@@ -10,6 +10,7 @@
 #include "core/parallel.h"
 #include "core/shape.h"
 #include "core/tensor.h"
+#include "cpu/index_util.h"
 #include "cpu/loops.h"
 #include "tensorc_gen/native_functions.h"  // checks the kernels match the schema
 #include "tensorc_gen/ops.h"
@@ -35,8 +36,8 @@ bool ascending(T a, T b) {
 // each line of x in the requested order.
 void sorted_lines(const char* op, const Tensor& x, int64_t dim, int64_t k, bool descending, Tensor& values,
                   Tensor& indices) {
-  int64_t outer = 1, size = 1, inner = 1;
-  for (int64_t d = 0; d < x.dim(); ++d) (d < dim ? outer : d == dim ? size : inner) *= x.size(d);
+  const cpu::DimSplit split = cpu::split_at(x.sizes(), dim);
+  const int64_t outer = split.outer, size = split.size, inner = split.inner;
   const Tensor in = x.contiguous();
   int64_t* ip = indices.data_ptr<int64_t>();
   TC_DISPATCH_ALL_TYPES_AND_BOOL(x.dtype(), op, [&] {

@@ -6,7 +6,8 @@
 //   - padding_idx rows receive no gradient (-1: none; the forward ignores it);
 //   - scale_grad_by_freq divides each row's gradient by its index's count.
 // embedding is registered as CompositeExplicitAutograd like ATen's; it gathers
-// on the host, so it accepts CPU tensors only until an index_select op exists.
+// on the host, so it accepts CPU tensors only (a CUDA backend would decompose
+// it into index_select, which now exists).
 // The backward splits the weight rows over threads: each thread scans every
 // index and accumulates the ones it owns, so no two threads write one row
 // and the sums do not depend on the thread count.
@@ -16,28 +17,14 @@
 
 #include "core/parallel.h"
 #include "core/tensor.h"
+#include "cpu/index_util.h"
 #include "cpu/loops.h"
 #include "tensorc_gen/native_functions.h"  // checks the kernels match the schema
 #include "tensorc_gen/ops.h"
 
 namespace tc::native {
-namespace {
 
 using cpu::opmath_t;
-
-// The indices as contiguous int64 values, each checked against [0, n).
-Tensor checked_indices(const char* name, const Tensor& indices, int64_t n) {
-  TC_CHECK_TYPE(indices.dtype() == ScalarType::Int64 || indices.dtype() == ScalarType::Int32, name,
-                ": argument 'indices' expected an int64 or int32 tensor, got ", indices.dtype());
-  Tensor idx = indices.dtype() == ScalarType::Int64 ? indices.contiguous() : indices.to(ScalarType::Int64);
-  const int64_t* p = idx.data_ptr<int64_t>();
-  for (int64_t i = 0, count = idx.numel(); i < count; ++i)
-    TC_CHECK_INDEX(p[i] >= 0 && p[i] < n, name, ": argument 'indices' has index ", p[i], " at position ", i,
-                   ", expected a value in [0, ", n, ")");
-  return idx;
-}
-
-}  // namespace
 
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq,
                  bool sparse) {
@@ -48,7 +35,7 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
   TC_CHECK_ARG(weight.dim() == 2, name, ": argument 'weight' expected a 2-D tensor (num_embeddings, embedding_dim), got ",
                weight.dim(), "-D");
   const int64_t rows = weight.size(0), D = weight.size(1);
-  const Tensor idx = checked_indices(name, indices, rows);
+  const Tensor idx = cpu::checked_indices(name, "indices", indices, rows, true);
   DimVector shape(indices.sizes());
   shape.push_back(D);
   Tensor out = empty_tensor(shape, weight.dtype(), weight.device());
@@ -73,7 +60,7 @@ Tensor embedding_dense_backward_cpu(const Tensor& grad_output, const Tensor& ind
                 ": argument 'grad_output' expected a floating point tensor, got ", grad_output.dtype());
   TC_CHECK_ARG(grad_output.dim() >= 1, name, ": argument 'grad_output' expected at least 1 dim, got 0-dim");
   const int64_t D = grad_output.size(-1);
-  const Tensor idx = checked_indices(name, indices, num_weights);
+  const Tensor idx = cpu::checked_indices(name, "indices", indices, num_weights, true);
   const int64_t n = idx.numel();
   TC_CHECK_ARG(grad_output.numel() == n * D, name, ": argument 'grad_output' expected indices.shape + [", D,
                "] (", n * D, " elements), got shape ", grad_output.sizes());
