@@ -1,0 +1,363 @@
+/* core_api.i: the hand-written part of the C ABI, as the Python package uses
+ * it. These functions take and return Python objects and keep the GIL, except
+ * around calls that may run long (backward, copies), which release it. */
+%{
+/* ---- registration by the Python package -------------------------------- */
+static PyObject* set_result_type(PyObject* cls) {
+  if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject*)cls, &TensorBase_Type)) {
+    PyErr_SetString(PyExc_TypeError, "set_result_type: expected a subclass of TensorBase");
+    return NULL;
+  }
+  Py_INCREF(cls);
+  tcpy_result_type = (PyTypeObject*)cls;
+  Py_RETURN_NONE;
+}
+
+static PyObject* set_error_classes(PyObject* classes) {
+  if (!PyTuple_Check(classes) || PyTuple_GET_SIZE(classes) != TCPY_N_STATUS) {
+    PyErr_Format(PyExc_TypeError, "set_error_classes: expected a tuple of %d classes", TCPY_N_STATUS);
+    return NULL;
+  }
+  for (int i = 0; i < TCPY_N_STATUS; i++) {
+    PyObject* c = PyTuple_GET_ITEM(classes, i);
+    Py_INCREF(c);
+    Py_XSETREF(tcpy_error_classes[i], c);
+  }
+  Py_RETURN_NONE;
+}
+
+static PyObject* version_string(void) { return PyUnicode_FromString(tc_version_string()); }
+
+/* ---- helpers ------------------------------------------------------------- */
+static tc_tensor tcpy_handle(PyObject* o, const char* fn) {
+  tc_tensor t = NULL;
+  if (tcpy_tensor_arg(o, &t, fn, "self")) return NULL;
+  if (!t) PyErr_Format(PyExc_TypeError, "%s: expected a Tensor, not None", fn);
+  return t;
+}
+static PyObject* tcpy_check(tc_status st) {
+  if (st != TC_OK) {
+    tcpy_raise_status(st);
+    return NULL;
+  }
+  Py_RETURN_NONE;
+}
+/* Reads a string tensorc writes snprintf-style. */
+typedef tc_status (*tcpy_string_fn)(char*, size_t, size_t*, tc_tensor);
+static PyObject* tcpy_read_string(tcpy_string_fn fn, tc_tensor t) {
+  char small[256];
+  size_t needed = 0;
+  tc_status st = fn(small, sizeof small, &needed, t);
+  if (st != TC_OK) return tcpy_check(st);
+  if (needed <= sizeof small) return PyUnicode_FromString(small);
+  char* big = (char*)PyMem_Malloc(needed);
+  if (!big) return PyErr_NoMemory();
+  st = fn(big, needed, &needed, t);
+  PyObject* r = st == TC_OK ? PyUnicode_FromString(big) : tcpy_check(st);
+  PyMem_Free(big);
+  return r;
+}
+static PyObject* tcpy_int_tuple(const int64_t* v, size_t n) {
+  PyObject* t = PyTuple_New((Py_ssize_t)n);
+  for (size_t i = 0; t && i < n; i++) {
+    PyObject* x = PyLong_FromLongLong(v[i]);
+    if (!x) {
+      Py_CLEAR(t);
+      break;
+    }
+    PyTuple_SET_ITEM(t, (Py_ssize_t)i, x);
+  }
+  return t;
+}
+typedef tc_status (*tcpy_dims_fn)(int64_t*, size_t, size_t*, tc_tensor);
+static PyObject* tcpy_dims(tcpy_dims_fn fn, PyObject* self, const char* name) {
+  tc_tensor t = tcpy_handle(self, name);
+  if (!t) return NULL;
+  int64_t small[16];
+  size_t n = 0;
+  tc_status st = fn(small, 16, &n, t);
+  if (st != TC_OK) return tcpy_check(st);
+  if (n <= 16) return tcpy_int_tuple(small, n);
+  int64_t* big = (int64_t*)PyMem_Malloc(n * sizeof(int64_t));
+  if (!big) return PyErr_NoMemory();
+  st = fn(big, n, &n, t);
+  PyObject* r = st == TC_OK ? tcpy_int_tuple(big, n) : tcpy_check(st);
+  PyMem_Free(big);
+  return r;
+}
+static PyObject* tcpy_scalar_to_py(tc_scalar s) {
+  switch (s.tag) {
+    case TC_SCALAR_BOOL: return PyBool_FromLong(s.u.b);
+    case TC_SCALAR_INT: return PyLong_FromLongLong(s.u.i);
+    default: return PyFloat_FromDouble(s.u.f);
+  }
+}
+
+/* ---- tensor metadata ----------------------------------------------------- */
+static PyObject* tensor_shape(PyObject* self) { return tcpy_dims(tc_tensor_sizes, self, "Tensor.shape"); }
+static PyObject* tensor_strides(PyObject* self) { return tcpy_dims(tc_tensor_strides, self, "Tensor.stride"); }
+
+#define TCPY_GETTER(NAME, CTYPE, CFN, TOPY)                    \
+  static PyObject* NAME(PyObject* self) {                      \
+    tc_tensor t = tcpy_handle(self, #NAME);                    \
+    if (!t) return NULL;                                       \
+    CTYPE v;                                                   \
+    tc_status st = CFN(&v, t);                                 \
+    if (st != TC_OK) return tcpy_check(st);                    \
+    return TOPY;                                               \
+  }
+TCPY_GETTER(tensor_dtype, tc_dtype, tc_tensor_dtype, PyLong_FromLong(v))
+TCPY_GETTER(tensor_dim, int64_t, tc_tensor_dim, PyLong_FromLongLong(v))
+TCPY_GETTER(tensor_numel, int64_t, tc_tensor_numel, PyLong_FromLongLong(v))
+TCPY_GETTER(tensor_storage_offset, int64_t, tc_tensor_storage_offset, PyLong_FromLongLong(v))
+TCPY_GETTER(tensor_is_contiguous, bool, tc_tensor_is_contiguous, PyBool_FromLong(v))
+TCPY_GETTER(tensor_data_ptr, void*, tc_tensor_data_ptr, PyLong_FromVoidPtr(v))
+TCPY_GETTER(tensor_version, uint32_t, tc_tensor_version, PyLong_FromUnsignedLong(v))
+TCPY_GETTER(tensor_use_count, int64_t, tc_tensor_use_count, PyLong_FromLongLong(v))
+TCPY_GETTER(tensor_requires_grad, bool, tc_tensor_requires_grad, PyBool_FromLong(v))
+TCPY_GETTER(tensor_is_leaf, bool, tc_tensor_is_leaf, PyBool_FromLong(v))
+TCPY_GETTER(tensor_item, tc_scalar, tc_tensor_item, tcpy_scalar_to_py(v))
+TCPY_GETTER(tensor_device, tc_device, tc_tensor_device, Py_BuildValue("(ii)", (int)v.type, (int)v.index))
+TCPY_GETTER(tensor_grad, tc_tensor, tc_tensor_grad, v ? tcpy_wrap(v) : (Py_INCREF(Py_None), Py_None))
+TCPY_GETTER(tensor_detach, tc_tensor, tc_tensor_detach, tcpy_wrap(v))
+
+static PyObject* tensor_repr(PyObject* self) {
+  tc_tensor t = tcpy_handle(self, "Tensor.__repr__");
+  return t ? tcpy_read_string(tc_tensor_to_string, t) : NULL;
+}
+static PyObject* tensor_grad_fn_name(PyObject* self) {
+  tc_tensor t = tcpy_handle(self, "Tensor.grad_fn");
+  return t ? tcpy_read_string(tc_tensor_grad_fn_name, t) : NULL;
+}
+
+static PyObject* tensor_set_requires_grad(PyObject* self, bool on) {
+  tc_tensor t = tcpy_handle(self, "Tensor.requires_grad_");
+  return t ? tcpy_check(tc_tensor_set_requires_grad(t, on)) : NULL;
+}
+static PyObject* tensor_set_grad(PyObject* self, PyObject* grad) {
+  tc_tensor t = tcpy_handle(self, "Tensor.grad"), g = NULL;
+  if (!t || tcpy_tensor_arg(grad, &g, "Tensor.grad", "grad")) return NULL;
+  return tcpy_check(tc_tensor_set_grad(t, g));
+}
+static PyObject* tensor_retain_grad(PyObject* self) {
+  tc_tensor t = tcpy_handle(self, "Tensor.retain_grad");
+  return t ? tcpy_check(tc_tensor_retain_grad(t)) : NULL;
+}
+static PyObject* tensor_detach_(PyObject* self) {
+  tc_tensor t = tcpy_handle(self, "Tensor.detach_");
+  return t ? tcpy_check(tc_tensor_detach_(t)) : NULL;
+}
+
+/* A new instance of `cls` (a Tensor subclass) sharing self's tensor. */
+static PyObject* tensor_as_subclass(PyObject* self, PyObject* cls) {
+  tc_tensor t = tcpy_handle(self, "Tensor.as_subclass");
+  if (!t) return NULL;
+  if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject*)cls, &TensorBase_Type)) {
+    PyErr_SetString(PyExc_TypeError, "Tensor.as_subclass: cls must be a subclass of tensorc.Tensor");
+    return NULL;
+  }
+  tc_tensor_retain(t);
+  return tcpy_wrap_as(t, (PyTypeObject*)cls);
+}
+
+/* Moves other's handle into self (for Tensor.__init__-style construction and
+ * nn.Parameter): self must be empty. */
+static PyObject* tensor_set_handle(PyObject* self, PyObject* other) {
+  if (!tcpy_is_tensor(self) || ((TensorBaseObject*)self)->handle) {
+    PyErr_SetString(PyExc_RuntimeError, "tensor_set_handle: self must be an empty Tensor");
+    return NULL;
+  }
+  tc_tensor t = tcpy_handle(other, "tensor_set_handle");
+  if (!t) return NULL;
+  tc_tensor_retain(t);
+  ((TensorBaseObject*)self)->handle = t;
+  Py_RETURN_NONE;
+}
+
+/* ---- autograd ------------------------------------------------------------ */
+static PyObject* tensor_backward(PyObject* self, PyObject* grad, bool retain_graph, bool create_graph) {
+  tc_tensor t = tcpy_handle(self, "Tensor.backward"), g = NULL;
+  if (!t || tcpy_tensor_arg(grad, &g, "Tensor.backward", "gradient")) return NULL;
+  tc_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = tc_tensor_backward(t, g, retain_graph, create_graph);
+  Py_END_ALLOW_THREADS
+  return tcpy_check(st);
+}
+
+/* A borrowed array of the handles in a sequence of tensors (None: NULL). */
+static tc_tensor* tcpy_handles(PyObject* seq, Py_ssize_t* n, const char* fn, const char* arg) {
+  tc_tensor* data = NULL;
+  size_t len = 0;
+  if (tcpy_tensor_list_arg(seq, &data, &len, fn, arg)) return NULL;
+  *n = (Py_ssize_t)len;
+  return data;
+}
+
+static PyObject* autograd_backward(PyObject* tensors, PyObject* grads, bool retain_graph, bool create_graph) {
+  Py_ssize_t n = 0, ng = 0;
+  tc_tensor* ts = tcpy_handles(tensors, &n, "autograd.backward", "tensors");
+  if (!ts) return NULL;
+  tc_tensor* gs = NULL;
+  if (grads != Py_None) {
+    gs = tcpy_handles(grads, &ng, "autograd.backward", "grad_tensors");
+    if (!gs || ng != n) {
+      if (gs) PyErr_Format(PyExc_ValueError, "autograd.backward: got %zd tensors but %zd grad_tensors", n, ng);
+      PyMem_Free(ts);
+      PyMem_Free(gs);
+      return NULL;
+    }
+  }
+  tc_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = tc_autograd_backward(ts, (size_t)n, gs, retain_graph, create_graph);
+  Py_END_ALLOW_THREADS
+  PyMem_Free(ts);
+  PyMem_Free(gs);
+  return tcpy_check(st);
+}
+
+static PyObject* autograd_grad(PyObject* outputs, PyObject* inputs, PyObject* grad_outputs, bool retain_graph,
+                               bool create_graph, bool allow_unused) {
+  Py_ssize_t no = 0, ni = 0, ng = 0;
+  PyObject* result = NULL;
+  tc_tensor *os = NULL, *is = NULL, *gs = NULL, *res = NULL;
+  os = tcpy_handles(outputs, &no, "autograd.grad", "outputs");
+  if (!os) goto done;
+  is = tcpy_handles(inputs, &ni, "autograd.grad", "inputs");
+  if (!is) goto done;
+  if (grad_outputs != Py_None) {
+    gs = tcpy_handles(grad_outputs, &ng, "autograd.grad", "grad_outputs");
+    if (!gs) goto done;
+    if (ng != no) {
+      PyErr_Format(PyExc_ValueError, "autograd.grad: got %zd outputs but %zd grad_outputs", no, ng);
+      goto done;
+    }
+  }
+  res = (tc_tensor*)PyMem_Calloc((size_t)(ni ? ni : 1), sizeof(tc_tensor));
+  if (!res) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  {
+    tc_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = tc_autograd_grad(res, os, (size_t)no, is, (size_t)ni, gs, retain_graph, create_graph, allow_unused);
+    Py_END_ALLOW_THREADS
+    if (st != TC_OK) {
+      tcpy_check(st);
+      goto done;
+    }
+  }
+  result = PyTuple_New(ni);
+  for (Py_ssize_t i = 0; i < ni; i++) {
+    PyObject* g = res[i] ? tcpy_wrap(res[i]) : (Py_INCREF(Py_None), Py_None);
+    res[i] = NULL;
+    if (!g || !result) {
+      Py_XDECREF(g);
+      continue; /* keep releasing the rest */
+    }
+    PyTuple_SET_ITEM(result, i, g);
+  }
+  if (PyErr_Occurred()) Py_CLEAR(result);
+done:
+  PyMem_Free(os);
+  PyMem_Free(is);
+  PyMem_Free(gs);
+  PyMem_Free(res);
+  return result;
+}
+
+static PyObject* grad_mode_is_enabled(void) {
+  bool on = true;
+  tc_grad_mode_is_enabled(&on);
+  return PyBool_FromLong(on);
+}
+static PyObject* grad_mode_set_enabled(bool on) { return tcpy_check(tc_grad_mode_set_enabled(on)); }
+static PyObject* grad_mode_push(bool on) { return tcpy_check(tc_grad_mode_push(on)); }
+static PyObject* grad_mode_pop(void) { return tcpy_check(tc_grad_mode_pop()); }
+
+/* ---- generators and threads --------------------------------------------- */
+static void tcpy_generator_free(PyObject* cap) {
+  tc_generator_release((tc_generator)PyCapsule_GetPointer(cap, "tensorc.generator"));
+}
+static PyObject* tcpy_generator_capsule(tc_generator g) {
+  PyObject* cap = PyCapsule_New(g, "tensorc.generator", tcpy_generator_free);
+  if (!cap) tc_generator_release(g);
+  return cap;
+}
+static PyObject* generator_create(unsigned long long seed) {
+  tc_generator g = NULL;
+  tc_status st = tc_generator_create(&g, (uint64_t)seed);
+  return st == TC_OK ? tcpy_generator_capsule(g) : tcpy_check(st);
+}
+static PyObject* generator_default(void) {
+  tc_generator g = NULL;
+  tc_status st = tc_generator_default(&g);
+  return st == TC_OK ? tcpy_generator_capsule(g) : tcpy_check(st);
+}
+static PyObject* generator_seed(PyObject* cap) {
+  tc_generator g = (tc_generator)PyCapsule_GetPointer(cap, "tensorc.generator");
+  if (!g) return NULL;
+  uint64_t seed = 0;
+  tc_status st = tc_generator_seed(&seed, g);
+  return st == TC_OK ? PyLong_FromUnsignedLongLong(seed) : tcpy_check(st);
+}
+static PyObject* generator_set_seed(PyObject* cap, unsigned long long seed) {
+  tc_generator g = (tc_generator)PyCapsule_GetPointer(cap, "tensorc.generator");
+  return g ? tcpy_check(tc_generator_set_seed(g, (uint64_t)seed)) : NULL;
+}
+static PyObject* manual_seed(unsigned long long seed) { return tcpy_check(tc_manual_seed((uint64_t)seed)); }
+static PyObject* set_num_threads(int n) { return tcpy_check(tc_set_num_threads(n)); }
+static PyObject* get_num_threads(void) {
+  int n = 1;
+  tc_status st = tc_get_num_threads(&n);
+  return st == TC_OK ? PyLong_FromLong(n) : tcpy_check(st);
+}
+%}
+
+/* What SWIG wraps from above (GIL kept: they handle Python objects). */
+%nothread;
+PyObject* set_result_type(PyObject* cls);
+PyObject* set_error_classes(PyObject* classes);
+PyObject* version_string(void);
+PyObject* tensor_shape(PyObject* self);
+PyObject* tensor_strides(PyObject* self);
+PyObject* tensor_repr(PyObject* self);
+PyObject* tensor_grad_fn_name(PyObject* self);
+PyObject* tensor_set_requires_grad(PyObject* self, bool on);
+PyObject* tensor_set_grad(PyObject* self, PyObject* grad);
+PyObject* tensor_retain_grad(PyObject* self);
+PyObject* tensor_detach_(PyObject* self);
+PyObject* tensor_as_subclass(PyObject* self, PyObject* cls);
+PyObject* tensor_set_handle(PyObject* self, PyObject* other);
+PyObject* tensor_backward(PyObject* self, PyObject* grad, bool retain_graph, bool create_graph);
+PyObject* autograd_backward(PyObject* tensors, PyObject* grads, bool retain_graph, bool create_graph);
+PyObject* autograd_grad(PyObject* outputs, PyObject* inputs, PyObject* grad_outputs, bool retain_graph,
+                               bool create_graph, bool allow_unused);
+PyObject* grad_mode_is_enabled(void);
+PyObject* grad_mode_set_enabled(bool on);
+PyObject* grad_mode_push(bool on);
+PyObject* grad_mode_pop(void);
+PyObject* generator_create(unsigned long long seed);
+PyObject* generator_default(void);
+PyObject* generator_seed(PyObject* cap);
+PyObject* generator_set_seed(PyObject* cap, unsigned long long seed);
+PyObject* manual_seed(unsigned long long seed);
+PyObject* set_num_threads(int n);
+PyObject* get_num_threads(void);
+PyObject* tensor_dtype(PyObject* self);
+PyObject* tensor_dim(PyObject* self);
+PyObject* tensor_numel(PyObject* self);
+PyObject* tensor_storage_offset(PyObject* self);
+PyObject* tensor_is_contiguous(PyObject* self);
+PyObject* tensor_data_ptr(PyObject* self);
+PyObject* tensor_version(PyObject* self);
+PyObject* tensor_use_count(PyObject* self);
+PyObject* tensor_requires_grad(PyObject* self);
+PyObject* tensor_is_leaf(PyObject* self);
+PyObject* tensor_item(PyObject* self);
+PyObject* tensor_device(PyObject* self);
+PyObject* tensor_grad(PyObject* self);
+PyObject* tensor_detach(PyObject* self);
+%thread;

@@ -1,0 +1,27 @@
+"""tensorc: tensors with autograd over tensorc's C ABI, shaped like PyTorch.
+
+    import tensorc
+    x = tensorc.randn(3, 4, requires_grad=True)   # or tensorc.tensor([[1., 2.]])
+    y = (x @ x.T).relu().sum()
+    y.backward()
+"""
+from . import _C
+from ._errors import (Error, InvalidArgumentError, TensorTypeError, TensorIndexError, OutOfMemoryError,
+                      TensorNotImplementedError, TensorRuntimeError, DeviceError, InternalError)
+from ._dtype import (dtype, bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
+                     short, int, long, half, float, double)
+from ._device import device
+from ._tensor import Tensor, Size
+from . import _ops
+from . import _operators  # noqa: F401  (installs methods and operators on Tensor)
+from ._ops import FUNCTIONS as _FUNCTIONS
+
+globals().update({_name: _fn for _name, _fn in _FUNCTIONS.items() if not _name.startswith("_")})
+
+from ._creation import (tensor, as_tensor, from_numpy, randn, rand, zeros, ones, empty, full, arange,
+                        manual_seed, Generator, default_generator, set_num_threads, get_num_threads,
+                        is_tensor, numel, is_grad_enabled, set_grad_enabled, no_grad, enable_grad)
+from ._interop import from_dlpack
+from . import autograd, nn, optim, overrides
+
+__version__ = _C.version_string()

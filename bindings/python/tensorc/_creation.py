@@ -1,0 +1,141 @@
+"""Making tensors: tensor(), the factories with requires_grad=, generators."""
+import builtins as _builtins
+import functools as _functools
+import inspect as _inspect
+
+import numpy as _np
+
+from . import _C, _ops
+from . import _dtype as _dt
+from ._device import device as _device
+from ._interop import _from_numpy_copy, from_numpy  # noqa: F401
+from ._tensor import Tensor
+from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled  # noqa: F401
+
+
+def _with_requires_grad(fn):
+    """A factory that also takes requires_grad=, as PyTorch's do."""
+    @_functools.wraps(fn)
+    def factory(*args, requires_grad=False, **kwargs):
+        result = fn(*args, **kwargs)
+        if requires_grad:
+            result.requires_grad_(True)
+        return result
+    params = list(_inspect.signature(fn).parameters.values())
+    extra = _inspect.Parameter("requires_grad", _inspect.Parameter.KEYWORD_ONLY, default=False)
+    if params and params[-1].kind is _inspect.Parameter.VAR_KEYWORD:
+        params.insert(len(params) - 1, extra)
+    else:
+        params.append(extra)
+    factory.__signature__ = _inspect.Signature(params)
+    return factory
+
+
+zeros = _with_requires_grad(_ops.zeros)
+ones = _with_requires_grad(_ops.ones)
+empty = _with_requires_grad(_ops.empty)
+full = _with_requires_grad(_ops.full)
+arange = _with_requires_grad(_ops.arange)
+rand = _with_requires_grad(_ops.rand)
+randn = _with_requires_grad(_ops.randn)
+FACTORIES = {"zeros": zeros, "ones": ones, "empty": empty, "full": full, "arange": arange, "rand": rand,
+             "randn": randn}
+for _name in ("linspace", "eye", "randint", "scalar_tensor", "zeros_like", "ones_like", "empty_like",
+              "full_like", "rand_like", "randn_like", "randint_like", "randperm", "normal"):
+    if _name in _ops.FUNCTIONS:
+        FACTORIES[_name] = _with_requires_grad(_ops.FUNCTIONS[_name])
+
+
+def _infer_dtype(values):
+    """PyTorch's rule for Python data: bool, else int64, else the default float32."""
+    kind = _np.asarray(values).dtype.kind
+    return {"b": _dt.bool, "i": _dt.int64, "u": _dt.int64}.get(kind, _dt.float32)
+
+
+def _flatten_tensors(data):
+    """Nested Python data with one-element tensors replaced by their values."""
+    if isinstance(data, Tensor):
+        return data.tolist()
+    if isinstance(data, (list, tuple)):
+        return [_flatten_tensors(d) for d in data]
+    return data
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False):
+    """A new tensor holding a copy of data: nested lists/tuples of numbers, a
+    Python scalar, a NumPy array or another tensor."""
+    if isinstance(data, Tensor):
+        result = data.detach().clone()
+        if dtype is not None:
+            result = result.to(dtype)
+    elif isinstance(data, _np.ndarray) or isinstance(data, _np.generic):
+        result = _from_numpy_copy(_np.asarray(data), dtype)
+    else:
+        data = _flatten_tensors(data)
+        if dtype is None:
+            dtype = _infer_dtype(data)
+        array = _np.asarray(data)
+        if array.dtype == object:
+            raise TypeError("tensor(): could not infer a dtype from {!r}".format(data))
+        if array.dtype.kind not in "biuf":
+            raise TypeError("tensor(): can't make a tensor from elements of type " + array.dtype.name)
+        result = _from_numpy_copy(array, dtype)
+    if device is not None and _device(device).type != "cpu":
+        result = result.to(device)
+    if requires_grad:
+        result.requires_grad_(True)
+    return result
+
+
+def as_tensor(data, dtype=None, device=None):
+    """data itself when it already is a tensor of that dtype and device, else tensor(data)."""
+    if isinstance(data, Tensor):
+        return data.to(dtype=dtype, device=device)
+    if isinstance(data, _np.ndarray) and dtype is None and device is None:
+        try:
+            return from_numpy(data)
+        except (TypeError, ValueError, NotImplementedError):
+            pass
+    return tensor(data, dtype=dtype, device=device)
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(input):
+    return input.numel()
+
+
+class Generator:
+    """A random stream (Philox): Generator().manual_seed(0)."""
+
+    def __init__(self, device="cpu", _capsule=None):
+        self._c = _capsule if _capsule is not None else _C.generator_create(0)
+        self.device = _device(device)
+
+    def manual_seed(self, seed):
+        _C.generator_set_seed(self._c, _builtins.int(seed) & 0xFFFFFFFFFFFFFFFF)
+        return self
+
+    def initial_seed(self):
+        return _C.generator_seed(self._c)
+
+    seed = initial_seed
+
+
+default_generator = Generator(_capsule=_C.generator_default())
+
+
+def manual_seed(seed):
+    """Reseeds the default generator; returns it."""
+    _C.manual_seed(_builtins.int(seed) & 0xFFFFFFFFFFFFFFFF)
+    return default_generator
+
+
+def set_num_threads(n):
+    _C.set_num_threads(n)
+
+
+def get_num_threads():
+    return _C.get_num_threads()

@@ -1,0 +1,106 @@
+"""Python operators on Tensor, and the installation of the generated methods.
+
+Each operator is the generated function itself where the argument order
+matches (a + b is add(a, b)); reflected forms put the scalar first. An error
+inside an operator is raised as it is; an operand of a foreign type gives
+NotImplemented, so Python tries the other side and then raises its own
+TypeError."""
+from . import _dtype as _dt
+from . import _ops
+from ._op_support import _is_scalar, _is_tensor, _has_override
+from ._tensor import Tensor
+
+M = _ops.METHODS
+
+
+def _accepts(other):
+    return _is_tensor(other) or _is_scalar(other) or _has_override((other,))
+
+
+def _binary(method):
+    def op(self, other):
+        t = type(other)
+        if t is Tensor or t is float or t is int or t is bool or _accepts(other):
+            return method(self, other)
+        return NotImplemented
+    return op
+
+
+def _reflected(function):
+    """other <op> self, for a Python scalar `other`: function(other, self)."""
+    def op(self, other):
+        if not _accepts(other):
+            return NotImplemented
+        return function(other, self)
+    return op
+
+
+def _scalar_first(method):
+    """other <op> self where only a Tensor-first overload exists: wrap the scalar."""
+    def op(self, other):
+        if not _accepts(other):
+            return NotImplemented
+        if _is_scalar(other):
+            dtype = _dt.bool if isinstance(other, bool) else _dt.int64 if isinstance(other, int) else None
+            other = _ops.scalar_tensor(other, dtype=dtype)
+        return method(other, self)
+    return op
+
+
+def _install():
+    for name, fn in M.items():
+        if name in Tensor.__dict__:
+            continue  # written by hand in _tensor.py
+        fn.__name__ = name
+        fn.__qualname__ = "Tensor." + name
+        setattr(Tensor, name, fn)
+    for name, fn in _ops.FUNCTIONS.items():
+        fn.__module__ = "tensorc"
+
+    T = Tensor
+    T.__add__ = _binary(M["add"])
+    T.__radd__ = _binary(M["add"])
+    T.__iadd__ = _binary(M["add_"])
+    T.__sub__ = _binary(M["sub"])
+    T.__rsub__ = _binary(_ops.rsub)
+    T.__isub__ = _binary(M["sub_"])
+    T.__mul__ = _binary(M["mul"])
+    T.__rmul__ = _binary(M["mul"])
+    T.__imul__ = _binary(M["mul_"])
+    T.__truediv__ = _binary(M["div"])
+    T.__rtruediv__ = _scalar_first(M["div"])
+    T.__itruediv__ = _binary(M["div_"])
+    T.__floordiv__ = _binary(M["floor_divide"])
+    T.__rfloordiv__ = _scalar_first(M["floor_divide"])
+    T.__ifloordiv__ = _binary(M["floor_divide_"])
+    T.__mod__ = _binary(M["remainder"])
+    T.__rmod__ = _reflected(_ops.remainder)
+    T.__imod__ = _binary(M["remainder_"])
+    T.__pow__ = _binary(M["pow"])
+    T.__rpow__ = _reflected(_ops.pow)
+    T.__ipow__ = _binary(M["pow_"])
+    T.__matmul__ = _binary(M["matmul"])
+    T.__rmatmul__ = _reflected(_ops.matmul)
+    T.__and__ = _binary(M["bitwise_and"])
+    T.__rand__ = _binary(M["bitwise_and"])
+    T.__iand__ = _binary(M["bitwise_and_"])
+    T.__or__ = _binary(M["bitwise_or"])
+    T.__ror__ = _binary(M["bitwise_or"])
+    T.__ior__ = _binary(M["bitwise_or_"])
+    T.__xor__ = _binary(M["bitwise_xor"])
+    T.__rxor__ = _binary(M["bitwise_xor"])
+    T.__ixor__ = _binary(M["bitwise_xor_"])
+    T.__eq__ = _binary(M["eq"])
+    T.__ne__ = _binary(M["ne"])
+    T.__lt__ = _binary(M["lt"])
+    T.__le__ = _binary(M["le"])
+    T.__gt__ = _binary(M["gt"])
+    T.__ge__ = _binary(M["ge"])
+    T.__neg__ = M["neg"]
+    T.__abs__ = M["abs"]
+    T.__invert__ = M["bitwise_not"]
+    T.__pos__ = lambda self: self
+    T.__hash__ = object.__hash__
+
+
+_install()

@@ -1,0 +1,1 @@
+"""tensorc.nn (being written)."""

@@ -1,0 +1,1 @@
+"""tensorc.optim (being written)."""

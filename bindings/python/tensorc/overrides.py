@@ -1,0 +1,1 @@
+"""tensorc.overrides (being written)."""
