@@ -13,8 +13,9 @@ JOBS=${JOBS:-$(nproc)}
 
 # Debian packages the build and the tests need (DESIGN.md "Dependencies").
 PACKAGES=(cmake g++ make pkg-config libblis-dev libffi-dev libyaml-cpp-dev libgtest-dev
-          libbenchmark-dev libdlpack-dev zlib1g-dev python3 python3-numpy python3-pytest)
-BENCH_PACKAGES=(libtorch-dev python3-torch)
+          libbenchmark-dev libdlpack-dev zlib1g-dev python3 python3-numpy python3-pytest
+          swig python3-dev python3-hypothesis python3-torch)
+BENCH_PACKAGES=(libtorch-dev)
 
 install_missing() {
   local missing=()
@@ -50,7 +51,8 @@ run_tests() {  # build dir
 # -fno-sanitize-recover, LeakSanitizer checks the C and C++ suites).
 asan_pass() {
   find_cargo
-  configure_and_build build-asan -DTC_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTC_RUST=ON
+  configure_and_build build-asan -DTC_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTC_RUST=ON \
+    -DTC_PYTHON=ON
   ASAN_OPTIONS=detect_leaks=1 run_tests build-asan
 }
 
@@ -63,7 +65,7 @@ case "${1:-}" in
   test)
     install_missing "${PACKAGES[@]}"
     find_cargo
-    configure_and_build build -DTC_RUST=ON
+    configure_and_build build -DTC_RUST=ON -DTC_PYTHON=ON
     run_tests build
     asan_pass
     ;;
@@ -73,7 +75,7 @@ case "${1:-}" in
     ;;
   bench)
     install_missing "${PACKAGES[@]}" "${BENCH_PACKAGES[@]}"
-    configure_and_build build -DTC_BUILD_BENCH=ON
+    configure_and_build build -DTC_BUILD_BENCH=ON -DTC_PYTHON=ON
     ./bench/run_all.sh build
     ;;
   *)

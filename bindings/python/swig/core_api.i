@@ -26,6 +26,21 @@ static PyObject* set_error_classes(PyObject* classes) {
   Py_RETURN_NONE;
 }
 
+/* The Python operators behind the C fast path of + - * / @ (TensorBase_binary),
+ * a tuple (add, sub, mul, truediv, matmul) of callables f(left, right). */
+static PyObject* set_slow_operators(PyObject* ops) {
+  if (!PyTuple_Check(ops) || PyTuple_GET_SIZE(ops) != TCPY_N_OPS) {
+    PyErr_Format(PyExc_TypeError, "set_slow_operators: expected a tuple of %d callables", TCPY_N_OPS);
+    return NULL;
+  }
+  for (int i = 0; i < TCPY_N_OPS; i++) {
+    PyObject* f = PyTuple_GET_ITEM(ops, i);
+    Py_INCREF(f);
+    Py_XSETREF(tcpy_slow_ops[i], f);
+  }
+  Py_RETURN_NONE;
+}
+
 static PyObject* version_string(void) { return PyUnicode_FromString(tc_version_string()); }
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -320,6 +335,7 @@ static PyObject* get_num_threads(void) {
 %nothread;
 PyObject* set_result_type(PyObject* cls);
 PyObject* set_error_classes(PyObject* classes);
+PyObject* set_slow_operators(PyObject* ops);
 PyObject* version_string(void);
 PyObject* tensor_shape(PyObject* self);
 PyObject* tensor_strides(PyObject* self);

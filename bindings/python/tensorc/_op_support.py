@@ -21,8 +21,11 @@ class _Unset:
 _UNSET = _Unset()
 _NOMATCH = object()
 
-# Types that never carry __tensorc_function__ (Tensor is added by _tensor.py).
+# Types that never carry __tensorc_function__ (Tensor is added by _tensor.py,
+# Parameter by nn). The C pre-check reads the same set.
 _PLAIN = {int, float, bool, type(None), str}
+_C.set_plain_types(_PLAIN)
+_needs_check = _C.needs_override_check
 
 
 # ---- recognisers -------------------------------------------------------------

@@ -1,12 +1,13 @@
 """Python operators on Tensor, and the installation of the generated methods.
 
-Each operator is the generated function itself where the argument order
-matches (a + b is add(a, b)); reflected forms put the scalar first. An error
++ - * / @ are C number slots of TensorBase (see swig/tensor_type.i) that
+call the op directly for plain tensors and Python numbers; their other cases
+and every other operator are the generated methods here. An error
 inside an operator is raised as it is; an operand of a foreign type gives
 NotImplemented, so Python tries the other side and then raises its own
 TypeError."""
 from . import _dtype as _dt
-from . import _ops
+from . import _C, _ops
 from ._op_support import _is_scalar, _is_tensor, _has_override
 from ._tensor import Tensor
 
@@ -47,28 +48,54 @@ def _scalar_first(method):
     return op
 
 
+def _either(forward, reflected):
+    """The slow path of a C number slot: called as (left, right) whichever side the tensor is."""
+    def op(left, right):
+        if isinstance(left, Tensor):
+            return forward(left, right)
+        return reflected(right, left)
+    return op
+
+
 def _install():
+    # The hottest ops get a C fast path (FastBinary, swig/tensor_type.i); the
+    # generated code refers to them by their global name in _ops, so the
+    # override protocol hands handlers the public object.
+    for name in ("add", "sub", "mul", "div", "matmul"):
+        for table, prefix in ((_ops.FUNCTIONS, ""), (M, "_m_")):
+            if name in table:
+                table[name].__name__ = name
+                if prefix:
+                    table[name].__qualname__ = "Tensor." + name
+                else:
+                    table[name].__module__ = "tensorc"
+                fast = _C.fast_binary(name, table[name])
+                table[name] = fast
+                setattr(_ops, prefix + name, fast)
     for name, fn in M.items():
         if name in Tensor.__dict__:
             continue  # written by hand in _tensor.py
-        fn.__name__ = name
-        fn.__qualname__ = "Tensor." + name
+        if not isinstance(fn, _C.FastBinary):
+            fn.__name__ = name
+            fn.__qualname__ = "Tensor." + name
         setattr(Tensor, name, fn)
     for name, fn in _ops.FUNCTIONS.items():
-        fn.__module__ = "tensorc"
+        if not isinstance(fn, _C.FastBinary):
+            fn.__module__ = "tensorc"
 
     T = Tensor
-    T.__add__ = _binary(M["add"])
-    T.__radd__ = _binary(M["add"])
+    # + - * / @ live in TensorBase's C number slots (a fast path for plain
+    # tensors and Python numbers); everything else comes back here.
+    _C.set_slow_operators((
+        _either(_binary(M["add"]), _binary(M["add"])),
+        _either(_binary(M["sub"]), _binary(_ops.rsub)),
+        _either(_binary(M["mul"]), _binary(M["mul"])),
+        _either(_binary(M["div"]), _scalar_first(M["div"])),
+        _either(_binary(M["matmul"]), _reflected(_ops.matmul)),
+    ))
     T.__iadd__ = _binary(M["add_"])
-    T.__sub__ = _binary(M["sub"])
-    T.__rsub__ = _binary(_ops.rsub)
     T.__isub__ = _binary(M["sub_"])
-    T.__mul__ = _binary(M["mul"])
-    T.__rmul__ = _binary(M["mul"])
     T.__imul__ = _binary(M["mul_"])
-    T.__truediv__ = _binary(M["div"])
-    T.__rtruediv__ = _scalar_first(M["div"])
     T.__itruediv__ = _binary(M["div_"])
     T.__floordiv__ = _binary(M["floor_divide"])
     T.__rfloordiv__ = _scalar_first(M["floor_divide"])
@@ -79,8 +106,6 @@ def _install():
     T.__pow__ = _binary(M["pow"])
     T.__rpow__ = _reflected(_ops.pow)
     T.__ipow__ = _binary(M["pow_"])
-    T.__matmul__ = _binary(M["matmul"])
-    T.__rmatmul__ = _reflected(_ops.matmul)
     T.__and__ = _binary(M["bitwise_and"])
     T.__rand__ = _binary(M["bitwise_and"])
     T.__iand__ = _binary(M["bitwise_and_"])

@@ -96,7 +96,11 @@ class Tensor(_C.TensorBase):
         return _tolist(self)
 
     def __repr__(self, *, tensor_contents=None):
-        return _C.tensor_repr(self)
+        text = _C.tensor_repr(self)
+        name = _C.tensor_grad_fn_name(self)
+        if name and text.endswith(", requires_grad=True)"):  # PyTorch names the node of a non-leaf
+            text = text[:-len("requires_grad=True)")] + "grad_fn=<{}>)".format(name)
+        return text
 
     def __bool__(self):
         if _C.tensor_numel(self) != 1:
