@@ -1,1 +1,10 @@
-"""tensorc.optim (being written)."""
+"""tensorc.optim: optimizers over Parameters, as torch.optim.
+
+    opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    opt.zero_grad(); loss.backward(); opt.step()
+"""
+from .optimizer import Optimizer
+from .sgd import SGD
+from .adam import Adam, AdamW
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW"]

@@ -1,0 +1,38 @@
+"""nn.Parameter: a Tensor that a Module registers as one of its parameters."""
+from .. import _C
+from .._op_support import _PLAIN, _DisableOverrides
+from .._tensor import Tensor
+
+
+def _disabled_tensorc_function_impl(cls, func, types, args=(), kwargs=None):
+    """Runs func as for a plain Tensor: results are plain Tensors, as torch's
+    Parameter does with _disabled_torch_function_impl."""
+    with _DisableOverrides():
+        return func(*args, **(kwargs or {}))
+
+
+class Parameter(Tensor):
+    """Parameter(data=None, requires_grad=True): shares data's storage; a
+    leaf that requires grad unless told otherwise. Ops on it return plain Tensors."""
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            from .._creation import empty
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError("Parameter(): data must be a tensorc.Tensor, not {}".format(type(data).__name__))
+        result = _C.tensor_as_subclass(data.detach(), cls)
+        result.requires_grad_(requires_grad)
+        return result
+
+    def __init__(self, data=None, requires_grad=True):
+        pass  # everything happens in __new__
+
+    def __repr__(self):
+        return "Parameter containing:\n" + Tensor.__repr__(self)
+
+    __tensorc_function__ = classmethod(_disabled_tensorc_function_impl)
+
+
+# Parameters take the op wrappers' fast path: they never override anything.
+_PLAIN.add(Parameter)
