@@ -12,8 +12,9 @@ using tc::capi::Borrowed;
 
 namespace {
 
-// kDLBool arrived in DLPack 0.8 (Debian ships the 0.6 header); PyTorch 1.13
-// already exports bool tensors with this code.
+// kDLBool arrived in DLPack 0.8 (Debian ships the 0.6 header); newer PyTorch
+// and NumPy use this code. Debian's torch 1.13 and NumPy 1.24 refuse bool over
+// DLPack altogether, so bool travels only between libraries that know code 6.
 constexpr uint8_t kBoolCode = 6;
 
 struct Exported {
