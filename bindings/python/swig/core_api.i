@@ -189,6 +189,17 @@ static PyObject* tensor_set_handle(PyObject* self, PyObject* other) {
   Py_RETURN_NONE;
 }
 
+/* Points self at other's tensor (Tensor.data = other): self keeps its Python
+ * identity, as nn.Module._apply needs for parameters. */
+static PyObject* tensor_replace_handle(PyObject* self, PyObject* other) {
+  tc_tensor t = tcpy_handle(self, "Tensor.data"), o = tcpy_handle(other, "Tensor.data");
+  if (!t || !o) return NULL;
+  tc_tensor_retain(o);
+  ((TensorBaseObject*)self)->handle = o;
+  tc_tensor_release(t);
+  Py_RETURN_NONE;
+}
+
 /* ---- autograd ------------------------------------------------------------ */
 static PyObject* tensor_backward(PyObject* self, PyObject* grad, bool retain_graph, bool create_graph) {
   tc_tensor t = tcpy_handle(self, "Tensor.backward"), g = NULL;
@@ -347,6 +358,7 @@ PyObject* tensor_retain_grad(PyObject* self);
 PyObject* tensor_detach_(PyObject* self);
 PyObject* tensor_as_subclass(PyObject* self, PyObject* cls);
 PyObject* tensor_set_handle(PyObject* self, PyObject* other);
+PyObject* tensor_replace_handle(PyObject* self, PyObject* other);
 PyObject* tensor_backward(PyObject* self, PyObject* grad, bool retain_graph, bool create_graph);
 PyObject* autograd_backward(PyObject* tensors, PyObject* grads, bool retain_graph, bool create_graph);
 PyObject* autograd_grad(PyObject* outputs, PyObject* inputs, PyObject* grad_outputs, bool retain_graph,

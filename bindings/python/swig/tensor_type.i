@@ -34,7 +34,16 @@ static void TensorBase_dealloc(PyObject* self) {
 enum { TCPY_OP_ADD, TCPY_OP_SUB, TCPY_OP_MUL, TCPY_OP_DIV, TCPY_OP_MATMUL, TCPY_N_OPS };
 static PyObject* tcpy_slow_ops[TCPY_N_OPS];
 
-static int tcpy_is_plain(PyObject* o) { return Py_TYPE(o) == tcpy_result_type && ((TensorBaseObject*)o)->handle; }
+static PyObject* tcpy_plain_types; /* below: registered plain subclasses (nn.Parameter) */
+/* A tensor whose ops need no __tensorc_function__ check: tensorc.Tensor itself
+ * or a registered plain subclass. */
+static int tcpy_is_plain(PyObject* o) {
+  PyTypeObject* t = Py_TYPE(o);
+  if (t != tcpy_result_type &&
+      !(tcpy_plain_types && PyType_IsSubtype(t, &TensorBase_Type) && PySet_Contains(tcpy_plain_types, (PyObject*)t) == 1))
+    return 0;
+  return ((TensorBaseObject*)o)->handle != NULL;
+}
 static int tcpy_plain_number(PyObject* o, tc_scalar* s) {
   memset(s, 0, sizeof *s);
   if (PyFloat_CheckExact(o)) {

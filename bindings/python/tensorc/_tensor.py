@@ -96,7 +96,7 @@ class Tensor(_C.TensorBase):
         return _tolist(self)
 
     def __repr__(self, *, tensor_contents=None):
-        text = _C.tensor_repr(self)
+        text = _C.tensor_repr(self).replace("dtype=torch.", "dtype=tensorc.")
         name = _C.tensor_grad_fn_name(self)
         if name and text.endswith(", requires_grad=True)"):  # PyTorch names the node of a non-leaf
             text = text[:-len("requires_grad=True)")] + "grad_fn=<{}>)".format(name)
@@ -187,6 +187,16 @@ class Tensor(_C.TensorBase):
     @property
     def data(self):
         return _C.tensor_detach(self)
+
+    @data.setter
+    def data(self, value):
+        """Points this tensor (this Python object) at value's memory, without history."""
+        if not isinstance(value, _C.TensorBase):
+            raise TypeError("Tensor.data must be set to a Tensor, not " + type(value).__name__)
+        requires_grad = _C.tensor_requires_grad(self) and _C.tensor_is_leaf(self)
+        _C.tensor_replace_handle(self, _C.tensor_detach(value))
+        if requires_grad:
+            _C.tensor_set_requires_grad(self, True)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         from .autograd import backward

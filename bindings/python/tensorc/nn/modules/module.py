@@ -350,27 +350,24 @@ class Module:
 
     # ---- conversions -----------------------------------------------------------------------
     def _apply(self, fn):
-        """Replaces every parameter, gradient and buffer t by fn(t), under no_grad.
-        A parameter fn leaves as it is stays the same object; a converted one is a
-        new Parameter (so build optimizers after moving a model, as in torch)."""
+        """Replaces the contents of every parameter, gradient and buffer t by
+        fn(t), under no_grad. Parameters stay the same objects (their .data is
+        swapped, as torch does), so optimizers built before a move still hold them."""
         for module in self.children():
             module._apply(fn)
         with no_grad():
-            for name, param in self._parameters.items():
+            for param in self._parameters.values():
                 if param is None:
                     continue
-                converted = fn(param)
                 grad = param.grad
-                if converted is param:
-                    if grad is not None:
-                        new_grad = fn(grad)
-                        if new_grad is not grad:
-                            param.grad = new_grad
-                    continue
-                replacement = Parameter(converted, param.requires_grad)
+                converted = fn(param)
+                if converted is not param:
+                    param.data = converted
                 if grad is not None:
-                    replacement.grad = fn(grad)
-                self._parameters[name] = replacement
+                    new_grad = fn(grad)
+                    if new_grad is not grad:
+                        param.grad = None
+                        param.grad = new_grad
             for name, buf in self._buffers.items():
                 if buf is not None:
                     self._buffers[name] = fn(buf)
