@@ -154,6 +154,18 @@ class Candidate:
         return lines
 
 
+def signature_text_varargs(params, leading):
+    """(*size, <keyword-only params>, **_kw): the sizes as varargs or as size=."""
+    parts = [leading] if leading else []
+    for p in params:
+        if getattr(p, "varargs", False):
+            parts.append("*" + p.name)
+        else:
+            parts.append(p.name if p.default is None else "{}={}".format(p.name, p.default))
+    parts.append("**_kw")
+    return ", ".join(parts)
+
+
 def return_type_name(op):
     return "_ret_" + op["c_name"][3:]
 
@@ -161,6 +173,8 @@ def return_type_name(op):
 def signature_text(params, leading=None):
     parts = [leading] if leading else []
     star = False
+    if any(getattr(p, "varargs", False) for p in params):
+        return signature_text_varargs(params, leading)
     for p in params:
         if getattr(p, "varargs", False):
             parts.append("*" + p.name)
@@ -302,8 +316,8 @@ def emit_group(name, cands, method, out):
     if merged is not None:
         out.append("def {}({}):".format(pyname, signature_text(merged, leading)))
         out.append('    """{}"""'.format(doc.replace("\\", "\\\\")))
-        if varargs is not None:
-            out.append("    {0} = _varargs_ints({0})".format(varargs.name))
+        if varargs is not None:  # size=(2, 3) as a keyword works too, as in PyTorch
+            out.append("    {0} = _varargs_ints({0}, _kw, {0!r}, {1!r})".format(varargs.name, name))
         out.extend(override_check(cands, merged, pyname, leading))
         if len(cands) == 1:
             out.extend(cands[0].call(lambda v: v, 4))
@@ -325,7 +339,8 @@ def emit_group(name, cands, method, out):
                 if m.default == UNSET and p.default is None:
                     conds.append("{} is not _UNSET".format(m.name))
                 types = {x.type for cc in cands for x in cc.params if x.name == m.name}
-                if len(types) > 1:
+                everywhere = all(any(x.name == m.name for x in cc.params) for cc in cands)
+                if len(types) > 1 or not everywhere:  # the value decides between overloads
                     chk = check_expr(p.type, m.name)
                     if m.default == UNSET and p.default is not None:
                         chk = "({} is _UNSET or {})".format(m.name, chk)

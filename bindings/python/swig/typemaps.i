@@ -241,17 +241,18 @@ static int tcpy_tensor_list_arg(PyObject* o, tc_tensor** data, size_t* len, cons
   return 0;
 }
 
-/* A tensor list result: a Python list of tensors (the handle is consumed). */
+/* A tensor list result: a tuple of tensors, as PyTorch returns from split
+ * and unbind (the list handle is consumed). */
 static PyObject* tcpy_wrap_list(tc_tensor_list l) {
   size_t n = 0;
   tc_tensor_list_size(&n, l);
-  PyObject* list = PyList_New((Py_ssize_t)n);
+  PyObject* list = PyTuple_New((Py_ssize_t)n);
   for (size_t i = 0; list && i < n; i++) {
     tc_tensor t = NULL;
     tc_tensor_list_get(&t, l, i);
     PyObject* item = tcpy_wrap(t);
     if (!item) Py_CLEAR(list);
-    else PyList_SET_ITEM(list, (Py_ssize_t)i, item);
+    else PyTuple_SET_ITEM(list, (Py_ssize_t)i, item);
   }
   tc_tensor_list_release(l);
   return list;

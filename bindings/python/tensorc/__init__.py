@@ -14,9 +14,10 @@ from ._device import device
 from ._tensor import Tensor, Size
 from . import _ops
 from . import _operators  # noqa: F401  (installs methods and operators on Tensor)
+from . import _indexing  # noqa: F401  (installs Tensor.__getitem__ / __setitem__)
 from ._ops import FUNCTIONS as _FUNCTIONS
 
-globals().update({_name: _fn for _name, _fn in _FUNCTIONS.items() if not _name.startswith("_")})
+globals().update(_FUNCTIONS)  # every schema op, tensorc._softmax included, as in torch
 
 from ._creation import (tensor, as_tensor, from_numpy, randn, rand, zeros, ones, empty, full, arange,
                         manual_seed, Generator, default_generator, set_num_threads, get_num_threads,

@@ -9,6 +9,7 @@ from . import _C, _ops
 from . import _dtype as _dt
 from ._device import device as _device
 from ._interop import _from_numpy_copy, from_numpy  # noqa: F401
+from ._op_support import _dispatches
 from ._tensor import Tensor
 from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled  # noqa: F401
 
@@ -103,6 +104,7 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
+@_dispatches
 def numel(input):
     return input.numel()
 

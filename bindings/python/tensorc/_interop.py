@@ -33,6 +33,8 @@ def _from_numpy_copy(array, dtype=None):
     """A new tensor holding a copy of a NumPy array (converted to dtype if given)."""
     if dtype is None:
         dtype = _dtype_of_array(array, "tensor")
+    if dtype._numpy is None:  # bfloat16: NumPy has no such type; convert from float32
+        return _from_numpy_copy(array, _dt.float32).to(dtype)
     # np.ascontiguousarray would turn a 0-dim array into a 1-element 1-dim one.
     array = _np.require(array, dtype=_numpy_dtype(dtype), requirements="C")
     return _C.tensor_from_buffer(array, dtype._code, array.shape)
