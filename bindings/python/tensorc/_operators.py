@@ -126,6 +126,10 @@ def _install():
     T.__invert__ = M["bitwise_not"]
     T.__pos__ = lambda self: self
     T.__hash__ = object.__hash__
+    for name, fn in list(T.__dict__.items()):  # the closures above, named for tracebacks and overrides
+        if name.startswith("__") and getattr(fn, "__name__", None) in ("op", "<lambda>"):
+            fn.__name__ = name
+            fn.__qualname__ = "Tensor." + name
 
 
 _install()

@@ -7,7 +7,7 @@ metadata, Python protocols, autograd entry points and operators."""
 from . import _C
 from . import _dtype as _dt
 from ._device import _from_c as _device_from_c, device as _device_cls
-from ._op_support import _PLAIN, _DisableOverrides, _is_scalar, _is_tensor
+from ._op_support import _PLAIN, _DisableOverrides, _install_subclass_dispatch, _is_scalar, _is_tensor
 
 
 class _GradFn:
@@ -290,6 +290,12 @@ class Tensor(_C.TensorBase):
         return result
 
     # ---- the override protocol ---------------------------------------------------------
+    def __init_subclass__(cls, **kwargs):
+        # A subclass that overrides gets dispatching twins of the hand-written
+        # members (.shape, .size(), repr...); plain Tensors pay nothing.
+        super().__init_subclass__(**kwargs)
+        _install_subclass_dispatch(cls, Tensor)
+
     @classmethod
     def __tensorc_function__(cls, func, types, args=(), kwargs=None):
         """The default for Tensor subclasses: run func, and give results the subclass."""
@@ -299,6 +305,8 @@ class Tensor(_C.TensorBase):
             return NotImplemented
         with _DisableOverrides():
             result = func(*args, **kwargs)
+        if func in _NOWRAP:  # field reads keep their identity: t.grad is t.grad
+            return result
         return _convert(result, cls)
 
 
@@ -338,4 +346,5 @@ class Size(tuple):
 
 
 _PLAIN.add(Tensor)
+_NOWRAP = frozenset({Tensor.grad.__get__})
 _C.set_result_type(Tensor)

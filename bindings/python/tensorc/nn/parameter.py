@@ -1,14 +1,7 @@
 """nn.Parameter: a Tensor that a Module registers as one of its parameters."""
 from .. import _C
-from .._op_support import _PLAIN, _DisableOverrides
+from .._op_support import _PLAIN, _DisableOverrides, _disabled_tensorc_function_impl
 from .._tensor import Tensor
-
-
-def _disabled_tensorc_function_impl(cls, func, types, args=(), kwargs=None):
-    """Runs func as for a plain Tensor: results are plain Tensors, as torch's
-    Parameter does with _disabled_torch_function_impl."""
-    with _DisableOverrides():
-        return func(*args, **(kwargs or {}))
 
 
 class Parameter(Tensor):
