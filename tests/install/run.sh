@@ -18,3 +18,17 @@ LD_LIBRARY_PATH="$WORK/prefix/lib" "$WORK/use_pc"
 c++ -std=c++17 -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Werror "$SRC/use_tensorc_cpp.cpp" $(pkg-config --cflags --libs tensorc) -o "$WORK/use_pc_cpp"
 LD_LIBRARY_PATH="$WORK/prefix/lib" "$WORK/use_pc_cpp"
 echo "install check: find_package and pkg-config both OK, from C and from C++"
+# The Python package, when the build has it: imported from the prefix alone
+# (its module finds libtensorc through a relative RPATH).
+if compgen -G "$BUILD/python/tensorc/_C*.so" >/dev/null; then
+  PKG=$(find "$WORK/prefix" -path "*/dist-packages/tensorc/__init__.py" | head -n1)
+  [[ -n $PKG ]] || { echo "install check: the Python package was not installed" >&2; exit 1; }
+  (cd "$WORK" && PYTHONPATH=$(dirname "$(dirname "$PKG")") /usr/bin/python3 -c "
+import tensorc, sys
+assert tensorc.__file__.startswith('$WORK/prefix'), tensorc.__file__
+x = tensorc.tensor([[1.0, 2.0]], requires_grad=True)
+(x * x).sum().backward()
+assert x.grad.tolist() == [[2.0, 4.0]], x.grad
+")
+  echo "install check: the Python package imports and runs from the prefix"
+fi

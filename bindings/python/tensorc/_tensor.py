@@ -205,23 +205,7 @@ class Tensor(_C.TensorBase):
     # ---- conversions ---------------------------------------------------------------
     def to(self, *args, **kwargs):
         """to(dtype) / to(device, dtype=None) / to(other), with non_blocking= and copy=."""
-        device = kwargs.pop("device", None)
-        dtype = kwargs.pop("dtype", None)
-        non_blocking = kwargs.pop("non_blocking", False)
-        copy = kwargs.pop("copy", False)
-        if kwargs:
-            raise TypeError("to() got an unexpected keyword argument {!r}".format(next(iter(kwargs))))
-        for a in args:
-            if isinstance(a, _dt.dtype):
-                dtype = a
-            elif isinstance(a, Tensor):
-                dtype, device = a.dtype, a.device
-            elif isinstance(a, (str, _device_cls)) or (type(a) is int):
-                device = a
-            elif isinstance(a, bool):
-                non_blocking = a
-            else:
-                raise TypeError("to() received an invalid argument of type " + type(a).__name__)
+        device, dtype, non_blocking, copy = _parse_to(args, kwargs, "to")
         if device is not None:
             device = _device_cls(device)
             if device.type == "cuda" and device.index is None:
@@ -308,6 +292,29 @@ class Tensor(_C.TensorBase):
         if func in _NOWRAP:  # field reads keep their identity: t.grad is t.grad
             return result
         return _convert(result, cls)
+
+
+def _parse_to(args, kwargs, who):
+    """(device, dtype, non_blocking, copy) from the argument forms of Tensor.to
+    and Module.to: a dtype, a device (str, int or device), a tensor, a bool."""
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    non_blocking = kwargs.pop("non_blocking", False)
+    copy = kwargs.pop("copy", False)
+    if kwargs:
+        raise TypeError("{}() got an unexpected keyword argument {!r}".format(who, next(iter(kwargs))))
+    for a in args:
+        if isinstance(a, _dt.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype, device = a.dtype, a.device
+        elif isinstance(a, bool):
+            non_blocking = a
+        elif isinstance(a, (str, _device_cls)) or (type(a) is int):
+            device = a
+        else:
+            raise TypeError("{}() received an invalid argument of type {}".format(who, type(a).__name__))
+    return device, dtype, non_blocking, copy
 
 
 def _convert(value, cls):

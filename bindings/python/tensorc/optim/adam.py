@@ -4,7 +4,6 @@ import math as _math
 
 from .. import _dtype as _dt
 from .. import _ops
-from ..autograd.grad_mode import no_grad
 from .optimizer import Optimizer
 
 
@@ -43,14 +42,6 @@ class Adam(Optimizer):
             for key, value in (("amsgrad", False), ("maximize", False), ("foreach", None), ("capturable", False),
                                ("differentiable", False), ("fused", False)):
                 group.setdefault(key, value)
-
-    def step(self, closure=None):
-        """One update of every parameter that has a gradient; returns closure()'s loss."""
-        loss = self._closure_loss(closure)
-        with no_grad():
-            for group in self.param_groups:
-                self._update_group(group)
-        return loss
 
     def _update_group(self, group):
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]

@@ -6,7 +6,7 @@ import warnings as _warnings
 from collections import defaultdict as _defaultdict
 
 from .._tensor import Tensor
-from ..autograd.grad_mode import enable_grad
+from ..autograd.grad_mode import enable_grad, no_grad
 
 
 class _RequiredParameter:
@@ -89,13 +89,19 @@ class Optimizer:
                     grad.zero_()
 
     def step(self, closure=None):
-        raise NotImplementedError("{}.step() is not implemented".format(type(self).__name__))
+        """One update of every parameter that has a gradient; returns closure()'s loss."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                self._update_group(group)
+        return loss
 
-    def _closure_loss(self, closure):
-        if closure is None:
-            return None
-        with enable_grad():
-            return closure()
+    def _update_group(self, group):
+        """Updates the parameters of one group (each optimizer's own rule)."""
+        raise NotImplementedError("{}.step() is not implemented".format(type(self).__name__))
 
     # ---- state_dict ---------------------------------------------------------------
     def state_dict(self):

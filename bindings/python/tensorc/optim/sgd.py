@@ -1,6 +1,5 @@
 """optim.SGD: stochastic gradient descent with momentum, dampening, Nesterov
 and weight decay, with torch's update rule."""
-from ..autograd.grad_mode import no_grad
 from .optimizer import Optimizer, required
 
 
@@ -35,14 +34,6 @@ class SGD(Optimizer):
             group.setdefault("maximize", False)
             group.setdefault("foreach", None)
             group.setdefault("differentiable", False)
-
-    def step(self, closure=None):
-        """One update of every parameter that has a gradient; returns closure()'s loss."""
-        loss = self._closure_loss(closure)
-        with no_grad():
-            for group in self.param_groups:
-                self._update_group(group)
-        return loss
 
     def _update_group(self, group):
         lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]

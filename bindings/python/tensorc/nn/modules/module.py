@@ -8,10 +8,9 @@ import itertools as _itertools
 from collections import OrderedDict as _OrderedDict, namedtuple as _namedtuple
 from collections.abc import Mapping as _Mapping
 
-from ... import _dtype as _dt
 from ..._device import device as _device_cls
 from ..._errors import RuntimeError_ as _RuntimeError
-from ..._tensor import Tensor
+from ..._tensor import Tensor, _parse_to as _parse_tensor_to
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
 
@@ -523,23 +522,8 @@ class Module:
 
 def _parse_to(args, kwargs):
     """The (device, dtype, non_blocking) of Module.to's argument forms."""
-    device = kwargs.pop("device", None)
-    dtype = kwargs.pop("dtype", None)
-    non_blocking = kwargs.pop("non_blocking", False)
     kwargs.pop("memory_format", None)
-    if kwargs:
-        raise TypeError("Module.to() got an unexpected keyword argument {!r}".format(next(iter(kwargs))))
-    for a in args:
-        if isinstance(a, _dt.dtype):
-            dtype = a
-        elif isinstance(a, Tensor):
-            device, dtype = a.device, a.dtype
-        elif isinstance(a, bool):
-            non_blocking = a
-        elif isinstance(a, (str, _device_cls, int)):
-            device = a
-        else:
-            raise TypeError("Module.to() received an invalid argument of type " + type(a).__name__)
+    device, dtype, non_blocking, _ = _parse_tensor_to(args, kwargs, "Module.to")
     if device is not None:
         device = _device_cls(device)
     return device, dtype, non_blocking
