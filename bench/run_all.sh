@@ -106,6 +106,17 @@ else
 fi
 echo
 
+echo "### 6. Python: the tensorc package against torch and NumPy"
+echo
+if compgen -G "$BUILD/python/tensorc/_C*.so" >/dev/null; then
+  PYTHONPATH=$BUILD/python /usr/bin/python3 "$(dirname "$0")/python/bench_overhead.py" --trials "${BENCH_TRIALS:-7}"
+  echo
+  PYTHONPATH=$BUILD/python /usr/bin/python3 "$(dirname "$0")/python/bench_mlp.py" --trials "${BENCH_TRIALS:-7}"
+else
+  echo "_Python: the build has no Python module (configure with -DTC_PYTHON=ON); skipped._"
+fi
+echo
+
 if [[ ${BENCH_SKIP_SHIPPED:-0} != 1 ]]; then
   echo "### 3b. libtorch alone in a process, as Debian ships it (not interleaved: orientation only)"
   echo
