@@ -15,14 +15,16 @@ from ._tensor import Tensor, Size
 from . import _ops
 from . import _operators  # noqa: F401  (installs methods and operators on Tensor)
 from . import _indexing  # noqa: F401  (installs Tensor.__getitem__ / __setitem__)
+from . import _creation
 from ._ops import FUNCTIONS as _FUNCTIONS
 
 globals().update(_FUNCTIONS)  # every schema op, tensorc._softmax included, as in torch
+globals().update(_creation.FACTORIES)  # factories with requires_grad=, and the *_like ones
 
-from ._creation import (tensor, as_tensor, from_numpy, randn, rand, zeros, ones, empty, full, arange,
-                        manual_seed, Generator, default_generator, set_num_threads, get_num_threads,
-                        is_tensor, numel, is_grad_enabled, set_grad_enabled, no_grad, enable_grad)
+from ._creation import (tensor, as_tensor, from_numpy, manual_seed, Generator, default_generator,
+                        set_num_threads, get_num_threads, is_tensor, numel, is_grad_enabled, set_grad_enabled,
+                        no_grad, enable_grad, inference_mode)
 from ._interop import from_dlpack
-from . import autograd, nn, optim, overrides
+from . import autograd, cuda, nn, optim, overrides
 
 __version__ = _C.version_string()

@@ -12,6 +12,7 @@ from ._interop import _from_numpy_copy, from_numpy  # noqa: F401
 from ._op_support import _dispatches
 from ._tensor import Tensor
 from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled  # noqa: F401
+from .autograd.grad_mode import no_grad as inference_mode  # noqa: F401  (no separate inference mode)
 
 
 def _with_requires_grad(fn):
@@ -32,19 +33,46 @@ def _with_requires_grad(fn):
     return factory
 
 
-zeros = _with_requires_grad(_ops.zeros)
-ones = _with_requires_grad(_ops.ones)
-empty = _with_requires_grad(_ops.empty)
-full = _with_requires_grad(_ops.full)
-arange = _with_requires_grad(_ops.arange)
-rand = _with_requires_grad(_ops.rand)
-randn = _with_requires_grad(_ops.randn)
-FACTORIES = {"zeros": zeros, "ones": ones, "empty": empty, "full": full, "arange": arange, "rand": rand,
-             "randn": randn}
-for _name in ("linspace", "eye", "randint", "scalar_tensor", "zeros_like", "ones_like", "empty_like",
-              "full_like", "rand_like", "randn_like", "randint_like", "randperm", "normal"):
-    if _name in _ops.FUNCTIONS:
-        FACTORIES[_name] = _with_requires_grad(_ops.FUNCTIONS[_name])
+def _factory(name):
+    """The public factory `name`: the generated function taking requires_grad=
+    too. It replaces the generated one in _ops, so the override protocol hands
+    handlers the public object."""
+    fn = _with_requires_grad(_ops.FUNCTIONS[name])
+    fn.__module__ = "tensorc"
+    _ops.FUNCTIONS[name] = fn
+    setattr(_ops, name, fn)
+    return fn
+
+
+FACTORIES = {name: _factory(name) for name in (
+    "zeros", "ones", "empty", "full", "arange", "rand", "randn", "linspace", "eye", "randint", "randperm",
+    "scalar_tensor", "zeros_like", "ones_like", "empty_like", "full_like", "normal") if name in _ops.FUNCTIONS}
+zeros, ones, empty, full = FACTORIES["zeros"], FACTORIES["ones"], FACTORIES["empty"], FACTORIES["full"]
+arange, rand, randn = FACTORIES["arange"], FACTORIES["rand"], FACTORIES["randn"]
+
+
+@_dispatches
+def rand_like(input, *, dtype=None, device=None, requires_grad=False):
+    """Uniform [0, 1) values in a tensor of input's shape (and dtype and device unless given)."""
+    return rand(input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
+
+
+@_dispatches
+def randn_like(input, *, dtype=None, device=None, requires_grad=False):
+    """Standard normal values in a tensor of input's shape (and dtype and device unless given)."""
+    return randn(input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
+
+
+@_dispatches
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False):
+    """randint_like(input, high) or randint_like(input, low, high): integers in [low, high)."""
+    if high is None:
+        low, high = 0, low
+    return FACTORIES["randint"](low, high, input.shape, dtype=dtype or input.dtype, device=device or input.device,
+                                requires_grad=requires_grad)
+
+
+FACTORIES.update(rand_like=rand_like, randn_like=randn_like, randint_like=randint_like)
 
 
 def _infer_dtype(values):

@@ -7,7 +7,10 @@ inside an operator is raised as it is; an operand of a foreign type gives
 NotImplemented, so Python tries the other side and then raises its own
 TypeError."""
 from . import _dtype as _dt
+import numpy as _np
+
 from . import _C, _ops
+from ._interop import _from_numpy_copy as _np_as_tensor
 from ._op_support import _is_scalar, _is_tensor, _has_override
 from ._tensor import Tensor
 
@@ -18,11 +21,18 @@ def _accepts(other):
     return _is_tensor(other) or _is_scalar(other) or _has_override((other,))
 
 
+def _tensor_operand(other):
+    """A NumPy array beside a tensor counts as a tensor (torch converts it too)."""
+    return _np_as_tensor(other) if isinstance(other, _np.ndarray) else other
+
+
 def _binary(method):
     def op(self, other):
         t = type(other)
         if t is Tensor or t is float or t is int or t is bool or _accepts(other):
             return method(self, other)
+        if t is _np.ndarray:
+            return method(self, _tensor_operand(other))
         return NotImplemented
     return op
 

@@ -27,6 +27,22 @@ class _GradFn:
 class Tensor(_C.TensorBase):
     """A multi-dimensional array with autograd, like torch.Tensor."""
 
+    def __new__(cls, *args, dtype=None, device=None):
+        """The legacy constructor: Tensor(2, 3) is an uninitialised float32 tensor
+        of that shape, Tensor([1, 2]) a float32 copy of the data, Tensor() empty."""
+        from . import _creation
+        if not args:
+            made = _creation.empty(0, dtype=dtype or _dt.float32, device=device)
+        elif all(type(a) is int for a in args) or (len(args) == 1 and isinstance(args[0], Size)):
+            made = _creation.empty(*args, dtype=dtype or _dt.float32, device=device)
+        elif len(args) == 1:
+            made = _creation.tensor(args[0], dtype=dtype or _dt.float32, device=device)
+        else:
+            raise TypeError("Tensor(): expected sizes (ints) or one sequence of data")
+        self = _C.TensorBase.__new__(cls)
+        _C.tensor_set_handle(self, made)
+        return self
+
     # ---- metadata ------------------------------------------------------------
     @property
     def shape(self):
@@ -86,6 +102,41 @@ class Tensor(_C.TensorBase):
     @property
     def _version(self):
         return _C.tensor_version(self)
+
+    @property
+    def T(self):
+        """The tensor with its dims reversed (a transpose for 2-d)."""
+        return self.permute(*range(_C.tensor_dim(self) - 1, -1, -1))
+
+    @property
+    def mT(self):
+        """The last two dims swapped (a batch of matrices transposed)."""
+        return self.transpose(-2, -1)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        from . import _creation
+        return _creation.empty(*size, dtype=dtype or self.dtype, device=device or self.device,
+                               requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        from . import _creation
+        return _creation.zeros(*size, dtype=dtype or self.dtype, device=device or self.device,
+                               requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        from . import _creation
+        return _creation.ones(*size, dtype=dtype or self.dtype, device=device or self.device,
+                              requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+        from . import _creation
+        return _creation.full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
+                              requires_grad=requires_grad)
+
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+        from . import _creation
+        return _creation.tensor(data, dtype=dtype or self.dtype, device=device or self.device,
+                                requires_grad=requires_grad)
 
     # ---- values ----------------------------------------------------------------
     def item(self):
@@ -260,6 +311,14 @@ class Tensor(_C.TensorBase):
     def as_subclass(self, cls):
         return _C.tensor_as_subclass(self, cls)
 
+    def __reduce_ex__(self, protocol):
+        """Pickling and copy.copy: the values, dtype and requires_grad (a copy, like torch)."""
+        t = self.detach()
+        if t.device.type != "cpu":
+            t = t.cpu()
+        return (_rebuild, (t.tolist() if t.dtype is _dt.bfloat16 else t.numpy().copy(), t.dtype._name,
+                           str(self.device), self.requires_grad))
+
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
@@ -292,6 +351,11 @@ class Tensor(_C.TensorBase):
         if func in _NOWRAP:  # field reads keep their identity: t.grad is t.grad
             return result
         return _convert(result, cls)
+
+
+def _rebuild(values, dtype_name, device, requires_grad):
+    from . import _creation
+    return _creation.tensor(values, dtype=getattr(_dt, dtype_name), device=device, requires_grad=requires_grad)
 
 
 def _parse_to(args, kwargs, who):

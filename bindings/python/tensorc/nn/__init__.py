@@ -8,9 +8,9 @@ from .modules import (Module, Identity, Linear, ReLU, ReLU6, SiLU, LeakyReLU, EL
                       Softplus, Softmax, LogSoftmax, Softmin, Sequential, ModuleList, ModuleDict, Dropout, Flatten,
                       MSELoss, L1Loss, SmoothL1Loss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss, LayerNorm,
                       Embedding)
-from . import functional, init
+from . import functional, init, utils
 
-__all__ = ["Parameter", "functional", "init", "Module", "Identity", "Linear", "ReLU", "ReLU6", "SiLU", "LeakyReLU",
+__all__ = ["Parameter", "functional", "init", "utils", "Module", "Identity", "Linear", "ReLU", "ReLU6", "SiLU", "LeakyReLU",
            "ELU", "Hardtanh", "GELU", "Sigmoid", "Tanh", "Softplus", "Softmax", "LogSoftmax", "Softmin", "Sequential",
            "ModuleList", "ModuleDict", "Dropout", "Flatten", "MSELoss", "L1Loss", "SmoothL1Loss", "CrossEntropyLoss",
            "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "LayerNorm", "Embedding"]

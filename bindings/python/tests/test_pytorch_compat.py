@@ -1,0 +1,107 @@
+"""PyTorch names a user reaches for first, checked against torch 1.13."""
+import copy
+import pickle
+
+import numpy as np
+import pytest
+import torch
+
+import tensorc
+
+
+def test_T_and_mT_match_torch():
+    a = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+    t, p = tensorc.tensor(a), torch.tensor(a)
+    m = tensorc.tensor(a[0])
+    np.testing.assert_array_equal((m @ m.T).numpy(), (torch.tensor(a[0]) @ torch.tensor(a[0]).T).numpy())
+    np.testing.assert_array_equal(t.mT.numpy(), p.mT.numpy())
+    assert t.T.shape == (4, 3, 2)
+    assert tensorc.tensor([1.0, 2.0]).T.shape == (2,)
+
+
+def test_legacy_constructor():
+    t = tensorc.Tensor(2, 3)
+    assert t.shape == (2, 3) and t.dtype is tensorc.float32
+    t = tensorc.Tensor([1, 2])
+    assert t.tolist() == [1.0, 2.0] and t.dtype is tensorc.float32
+    assert tensorc.Tensor().shape == (0,)
+    p = tensorc.nn.Parameter(tensorc.Tensor(4, 2))
+    assert p.shape == (4, 2) and p.requires_grad
+    with pytest.raises(TypeError, match="Tensor"):
+        tensorc.Tensor([1, 2], [3])
+
+
+@pytest.mark.parametrize("make", [
+    lambda: tensorc.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True),
+    lambda: tensorc.tensor([True, False]),
+    lambda: tensorc.arange(6).reshape(2, 3)[:, 1],
+    lambda: tensorc.tensor([1.5, 2.5], dtype=tensorc.bfloat16),
+])
+def test_copy_and_pickle_make_equal_independent_tensors(make):
+    t = make()
+    for other in (copy.copy(t), pickle.loads(pickle.dumps(t)), copy.deepcopy(t)):
+        assert other.dtype is t.dtype and other.shape == t.shape
+        assert other.tolist() == t.tolist() and other.requires_grad == t.requires_grad
+        assert other.data_ptr() != t.data_ptr()
+
+
+def test_factories_take_requires_grad_and_like_variants():
+    for t in (tensorc.eye(3, 4, requires_grad=True), tensorc.linspace(0, 1, 5, requires_grad=True),
+              tensorc.zeros_like(tensorc.ones(2), requires_grad=True)):
+        assert t.requires_grad and t.is_leaf
+    x = tensorc.ones(3, 4, dtype=tensorc.float64)
+    for t in (tensorc.rand_like(x), tensorc.randn_like(x)):
+        assert t.shape == (3, 4) and t.dtype is tensorc.float64
+    r = tensorc.randint_like(x, 5)
+    assert r.shape == (3, 4) and 0 <= r.min().item() and r.max().item() < 5
+    r = tensorc.randint_like(x, 3, 5)
+    assert 3 <= r.min().item() and r.max().item() < 5
+
+
+def test_new_factories_follow_self():
+    x = tensorc.ones(2, dtype=tensorc.float64)
+    assert x.new_zeros(3, 2).dtype is tensorc.float64 and x.new_zeros((3, 2)).shape == (3, 2)
+    assert x.new_ones(2).tolist() == [1.0, 1.0]
+    assert x.new_full((2,), 7).tolist() == [7.0, 7.0]
+    assert x.new_tensor([1, 2]).dtype is tensorc.float64
+    assert x.new_empty(4).shape == (4,)
+
+
+def test_numpy_array_operands_become_tensors():
+    t = tensorc.ones(2)
+    for got, want in ((t + np.ones(2), torch.ones(2) + np.ones(2)),
+                      (t * np.full(2, 3.0), torch.ones(2) * np.full(2, 3.0))):
+        assert isinstance(got, tensorc.Tensor) and got.dtype is tensorc.float64
+        assert got.tolist() == want.tolist()
+    # An array on the left: torch 1.13 raises here; tensorc gives the tensor result.
+    for got, want in ((np.ones(2) + t, [2.0, 2.0]), (np.full(2, 3.0) - t, [2.0, 2.0])):
+        assert isinstance(got, tensorc.Tensor) and got.tolist() == want
+
+
+def test_cuda_module_answers():
+    assert isinstance(tensorc.cuda.is_available(), bool)
+    assert tensorc.cuda.device_count() == (1 if tensorc.cuda.is_available() else 0)
+
+
+def test_inference_mode_turns_recording_off():
+    x = tensorc.ones(2, requires_grad=True)
+    with tensorc.inference_mode():
+        assert not (x * 2).requires_grad
+    assert (x * 2).requires_grad
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, float("inf")])
+def test_clip_grad_norm_matches_torch(norm_type):
+    rng = np.random.default_rng(0)
+    grads = [rng.standard_normal((3, 4)).astype(np.float32), rng.standard_normal(5).astype(np.float32)]
+    ts = [tensorc.zeros(g.shape, requires_grad=True) for g in grads]
+    ps = [torch.zeros(g.shape, requires_grad=True) for g in grads]
+    for t, p, g in zip(ts, ps, grads):
+        t.grad, p.grad = tensorc.tensor(g), torch.tensor(g)
+    got = tensorc.nn.utils.clip_grad_norm_(ts, 1.0, norm_type)
+    want = torch.nn.utils.clip_grad_norm_(ps, 1.0, norm_type)
+    assert got.item() == pytest.approx(want.item(), rel=1e-5)
+    for t, p in zip(ts, ps):
+        np.testing.assert_allclose(t.grad.numpy(), p.grad.numpy(), rtol=1e-5, atol=1e-7)
+    tensorc.nn.utils.clip_grad_value_(ts, 0.01)
+    assert max(abs(v) for t in ts for v in t.grad.flatten().tolist()) <= 0.01 + 1e-7
