@@ -8,8 +8,9 @@ static PyObject* set_result_type(PyObject* cls) {
     PyErr_SetString(PyExc_TypeError, "set_result_type: expected a subclass of TensorBase");
     return NULL;
   }
-  Py_INCREF(cls);
-  tcpy_result_type = (PyTypeObject*)cls;
+  PyTypeObject* previous = tcpy_result_type;
+  tcpy_result_type = (PyTypeObject*)Py_NewRef(cls);
+  if (previous != &TensorBase_Type) Py_DECREF(previous);
   Py_RETURN_NONE;
 }
 
@@ -205,13 +206,18 @@ static PyObject* tensor_backward(PyObject* self, PyObject* grad, bool retain_gra
   tc_tensor t = tcpy_handle(self, "Tensor.backward"), g = NULL;
   if (!t || tcpy_tensor_arg(grad, &g, "Tensor.backward", "gradient")) return NULL;
   tc_status st;
+  tc_tensor_retain(t); /* held while the GIL is released (see typemaps.i, tc_tensor) */
+  tc_tensor_retain(g);
   Py_BEGIN_ALLOW_THREADS
   st = tc_tensor_backward(t, g, retain_graph, create_graph);
+  tc_tensor_release(t);
+  tc_tensor_release(g);
   Py_END_ALLOW_THREADS
   return tcpy_check(st);
 }
 
-/* A borrowed array of the handles in a sequence of tensors (None: NULL). */
+/* The handles of a sequence of tensors (None: NULL), each retained: free
+ * with tcpy_release_tensor_list. */
 static tc_tensor* tcpy_handles(PyObject* seq, Py_ssize_t* n, const char* fn, const char* arg) {
   tc_tensor* data = NULL;
   size_t len = 0;
@@ -229,8 +235,8 @@ static PyObject* autograd_backward(PyObject* tensors, PyObject* grads, bool reta
     gs = tcpy_handles(grads, &ng, "autograd.backward", "grad_tensors");
     if (!gs || ng != n) {
       if (gs) PyErr_Format(PyExc_ValueError, "autograd.backward: got %zd tensors but %zd grad_tensors", n, ng);
-      PyMem_Free(ts);
-      PyMem_Free(gs);
+      tcpy_release_tensor_list(ts, (size_t)n);
+      tcpy_release_tensor_list(gs, (size_t)ng);
       return NULL;
     }
   }
@@ -238,8 +244,8 @@ static PyObject* autograd_backward(PyObject* tensors, PyObject* grads, bool reta
   Py_BEGIN_ALLOW_THREADS
   st = tc_autograd_backward(ts, (size_t)n, gs, retain_graph, create_graph);
   Py_END_ALLOW_THREADS
-  PyMem_Free(ts);
-  PyMem_Free(gs);
+  tcpy_release_tensor_list(ts, (size_t)n);
+  tcpy_release_tensor_list(gs, (size_t)ng);
   return tcpy_check(st);
 }
 
@@ -287,9 +293,9 @@ static PyObject* autograd_grad(PyObject* outputs, PyObject* inputs, PyObject* gr
   }
   if (PyErr_Occurred()) Py_CLEAR(result);
 done:
-  PyMem_Free(os);
-  PyMem_Free(is);
-  PyMem_Free(gs);
+  tcpy_release_tensor_list(os, (size_t)no);
+  tcpy_release_tensor_list(is, (size_t)ni);
+  tcpy_release_tensor_list(gs, (size_t)ng);
   PyMem_Free(res);
   return result;
 }

@@ -264,6 +264,7 @@ static PyObject* function_apply(PyObject* fn, PyObject* ctx, PyObject* args) {
     if (tcpy_is_tensor(a) && ((TensorBaseObject*)a)->handle) {
       inputs[i].tag = TC_VALUE_TENSOR;
       inputs[i].u.tensor = ((TensorBaseObject*)a)->handle;
+      tc_tensor_retain(inputs[i].u.tensor); /* held for the call (see typemaps.i, tc_tensor) */
     } else {
       inputs[i].tag = TC_VALUE_NONE; /* not differentiable; forward gets the object itself */
     }
@@ -278,6 +279,8 @@ static PyObject* function_apply(PyObject* fn, PyObject* ctx, PyObject* args) {
   st = tc_function_apply_values(outputs, TCPY_MAX_FUNCTION_OUTPUTS, f, inputs, (size_t)n);
   Py_END_ALLOW_THREADS
   tcpy_current_forward = previous;
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (inputs[i].tag == TC_VALUE_TENSOR) tc_tensor_release(inputs[i].u.tensor);
   PyMem_Free(inputs);
   if (st != TC_OK || !call.values) {
     Py_XDECREF(call.values);
@@ -341,7 +344,7 @@ static PyObject* tcpy_ctx_tensors(tcpy_ctx_tensors_fn fn, PyObject* cap, PyObjec
   tc_tensor* hs = tcpy_handles(tensors, &n, name, "tensors"); /* None entries: NULL */
   if (!hs) return NULL;
   tc_status st = fn(c, hs, (size_t)n);
-  PyMem_Free(hs);
+  tcpy_release_tensor_list(hs, (size_t)n);
   return tcpy_check(st);
 }
 static PyObject* function_ctx_save_for_backward(PyObject* cap, PyObject* tensors) {

@@ -13,13 +13,18 @@ static PyObject* tensor_from_buffer(PyObject* buffer, int dtype, PyObject* shape
   }
   size_t item = 0;
   tc_status st = tc_dtype_size(&item, dtype);
-  int64_t numel = 1;
-  for (size_t i = 0; i < ndim; i++) numel *= dims[i];
-  if (st == TC_OK && (size_t)view.len != (size_t)numel * item) {
+  int64_t numel = 1, nbytes = 0;
+  int overflow = 0;
+  for (size_t i = 0; i < ndim; i++) overflow |= dims[i] < 0 || __builtin_mul_overflow(numel, dims[i], &numel);
+  overflow |= __builtin_mul_overflow(numel, (int64_t)item, &nbytes);
+  if (st == TC_OK && (overflow || view.len != nbytes)) {
     PyBuffer_Release(&view);
     PyMem_Free(sizes.data);
-    PyErr_Format(PyExc_ValueError, "tensor_from_buffer: the buffer has %zd bytes, the shape needs %lld",
-                 view.len, (long long)(numel * (int64_t)item));
+    if (overflow)
+      PyErr_SetString(PyExc_ValueError, "tensor_from_buffer: the shape has a negative size or overflows int64");
+    else
+      PyErr_Format(PyExc_ValueError, "tensor_from_buffer: the buffer has %zd bytes, the shape needs %lld",
+                   view.len, (long long)nbytes);
     return NULL;
   }
   tc_tensor t = NULL;
@@ -46,8 +51,10 @@ static PyObject* tensor_to_bytes(PyObject* self) {
   if (st != TC_OK) return tcpy_check(st);
   PyObject* bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((size_t)numel * item));
   if (!bytes) return NULL;
+  tc_tensor_retain(t); /* held while the GIL is released */
   Py_BEGIN_ALLOW_THREADS
   st = tc_tensor_copy_to_buffer(PyBytes_AS_STRING(bytes), (size_t)numel * item, t);
+  tc_tensor_release(t);
   Py_END_ALLOW_THREADS
   if (st != TC_OK) {
     Py_DECREF(bytes);

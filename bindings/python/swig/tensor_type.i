@@ -39,9 +39,12 @@ static PyObject* tcpy_plain_types; /* below: registered plain subclasses (nn.Par
  * or a registered plain subclass. */
 static int tcpy_is_plain(PyObject* o) {
   PyTypeObject* t = Py_TYPE(o);
-  if (t != tcpy_result_type &&
-      !(tcpy_plain_types && PyType_IsSubtype(t, &TensorBase_Type) && PySet_Contains(tcpy_plain_types, (PyObject*)t) == 1))
-    return 0;
+  if (t != tcpy_result_type) {
+    if (!tcpy_plain_types || !PyType_IsSubtype(t, &TensorBase_Type)) return 0;
+    int found = PySet_Contains(tcpy_plain_types, (PyObject*)t);
+    if (found < 0) PyErr_Clear(); /* an odd metaclass: take the slow path, which reports */
+    if (found != 1) return 0;
+  }
   return ((TensorBaseObject*)o)->handle != NULL;
 }
 static int tcpy_plain_number(PyObject* o, tc_scalar* s) {
@@ -80,8 +83,12 @@ static PyObject* TensorBase_binary(int op, PyObject* l, PyObject* r) {
   tc_tensor out = NULL;
   tc_status st;
   tc_scalar s;
+  /* Handles are held while the GIL is released: another thread may replace
+   * a Python tensor's handle (t.data = x) meanwhile. */
   if (tcpy_is_plain(l) && tcpy_is_plain(r)) {
     tc_tensor a = ((TensorBaseObject*)l)->handle, b = ((TensorBaseObject*)r)->handle;
+    tc_tensor_retain(a);
+    tc_tensor_retain(b);
     Py_BEGIN_ALLOW_THREADS
     switch (op) {
       case TCPY_OP_ADD: st = tc_add_Tensor(&out, a, b, NULL); break;
@@ -90,11 +97,14 @@ static PyObject* TensorBase_binary(int op, PyObject* l, PyObject* r) {
       case TCPY_OP_DIV: st = tc_div_Tensor(&out, a, b); break;
       default: st = tc_matmul(&out, a, b); break;
     }
+    tc_tensor_release(a);
+    tc_tensor_release(b);
     Py_END_ALLOW_THREADS
     return tcpy_finish(st, out);
   }
   if (op != TCPY_OP_MATMUL && tcpy_is_plain(l) && tcpy_plain_number(r, &s)) {
     tc_tensor a = ((TensorBaseObject*)l)->handle;
+    tc_tensor_retain(a);
     Py_BEGIN_ALLOW_THREADS
     switch (op) {
       case TCPY_OP_ADD: st = tc_add_Scalar(&out, a, s, NULL); break;
@@ -102,17 +112,20 @@ static PyObject* TensorBase_binary(int op, PyObject* l, PyObject* r) {
       case TCPY_OP_MUL: st = tc_mul_Scalar(&out, a, s); break;
       default: st = tc_div_Scalar(&out, a, s); break;
     }
+    tc_tensor_release(a);
     Py_END_ALLOW_THREADS
     return tcpy_finish(st, out);
   }
   if ((op == TCPY_OP_ADD || op == TCPY_OP_MUL || op == TCPY_OP_SUB) && tcpy_is_plain(r) && tcpy_plain_number(l, &s)) {
     tc_tensor b = ((TensorBaseObject*)r)->handle;
+    tc_tensor_retain(b);
     Py_BEGIN_ALLOW_THREADS
     switch (op) {
       case TCPY_OP_ADD: st = tc_add_Scalar(&out, b, s, NULL); break;
       case TCPY_OP_MUL: st = tc_mul_Scalar(&out, b, s); break;
       default: st = tc_rsub_Scalar(&out, b, s, NULL); break;
     }
+    tc_tensor_release(b);
     Py_END_ALLOW_THREADS
     return tcpy_finish(st, out);
   }
@@ -293,18 +306,25 @@ static int tcpy_value_is_plain(PyObject* o, int depth) {
       t == &PyUnicode_Type)
     return 1;
   if ((t == &PyList_Type || t == &PyTuple_Type) && depth == 0) {
-    PyObject* seq = o;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    for (Py_ssize_t i = 0; i < n; i++)
-      if (!tcpy_value_is_plain(PySequence_Fast_GET_ITEM(seq, i), 1)) return 0;
+    /* The length is re-read and each item held: a metaclass's __eq__ run by
+     * the set lookup may change the list. */
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); i++) {
+      PyObject* item = Py_NewRef(PySequence_Fast_GET_ITEM(o, i));
+      int plain = tcpy_value_is_plain(item, 1);
+      Py_DECREF(item);
+      if (plain <= 0) return plain;
+    }
     return 1;
   }
-  return tcpy_plain_types && PySet_Contains(tcpy_plain_types, (PyObject*)t) == 1;
+  return tcpy_plain_types ? PySet_Contains(tcpy_plain_types, (PyObject*)t) : 0; /* -1: an error is set */
 }
 
 static PyObject* tcpy_needs_override_check(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-  for (Py_ssize_t i = 0; i < nargs; i++)
-    if (!tcpy_value_is_plain(args[i], 0)) Py_RETURN_TRUE;
+  for (Py_ssize_t i = 0; i < nargs; i++) {
+    int plain = tcpy_value_is_plain(args[i], 0);
+    if (plain < 0) return NULL;
+    if (!plain) Py_RETURN_TRUE;
+  }
   Py_RETURN_FALSE;
 }
 

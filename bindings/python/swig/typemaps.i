@@ -98,6 +98,10 @@ static int tcpy_dtype_arg(PyObject* o, tc_dtype* out, const char* fn, const char
   long v = PyLong_AsLong(code);
   Py_DECREF(code);
   if (v == -1 && PyErr_Occurred()) return -1;
+  if (v < INT32_MIN || v > INT32_MAX) {
+    PyErr_Format(PyExc_OverflowError, "%s: argument '%s': dtype code %ld is out of range", fn, arg, v);
+    return -1;
+  }
   *out = (tc_dtype)v;
   return 0;
 }
@@ -113,9 +117,13 @@ static int tcpy_device_arg(PyObject* o, tc_device* out, const char* fn, const ch
     return -1;
   }
   long type = PyLong_AsLong(PyTuple_GET_ITEM(pair, 0));
-  long index = PyLong_AsLong(PyTuple_GET_ITEM(pair, 1));
+  long index = type == -1 && PyErr_Occurred() ? 0 : PyLong_AsLong(PyTuple_GET_ITEM(pair, 1));
   Py_DECREF(pair);
   if (PyErr_Occurred()) return -1;
+  if (type < INT32_MIN || type > INT32_MAX || index < INT32_MIN || index > INT32_MAX) {
+    PyErr_Format(PyExc_OverflowError, "%s: argument '%s': device (%ld, %ld) is out of range", fn, arg, type, index);
+    return -1;
+  }
   out->type = (int32_t)type;
   out->index = (int32_t)index;
   return 0;
@@ -180,6 +188,8 @@ static int tcpy_int_list_arg(PyObject* o, tcpy_int_buf* buf, const int64_t** dat
   }
   for (Py_ssize_t i = 0; i < n; i++) {
     if (tcpy_int_arg(PySequence_Fast_GET_ITEM(seq, i), &dst[i], fn, arg)) {
+      PyMem_Free(buf->data);
+      buf->data = NULL;
       Py_DECREF(seq);
       return -1;
     }
@@ -228,17 +238,29 @@ static int tcpy_tensor_list_arg(PyObject* o, tc_tensor** data, size_t* len, cons
     PyErr_NoMemory();
     return -1;
   }
+  /* Each handle is retained: the sequence may be a temporary that holds the
+   * only references, and Python code run later (another argument's
+   * __index__, a thread while the GIL is released) may drop the tensors. */
   for (Py_ssize_t i = 0; i < n; i++) {
     if (tcpy_tensor_arg(PySequence_Fast_GET_ITEM(seq, i), &dst[i], fn, arg)) {
+      while (i-- > 0) tc_tensor_release(dst[i]);
       PyMem_Free(dst);
       Py_DECREF(seq);
       return -1;
     }
+    tc_tensor_retain(dst[i]);
   }
   Py_DECREF(seq);
   *data = dst;
   *len = (size_t)n;
   return 0;
+}
+
+/* Releases what tcpy_tensor_list_arg made (NULL is fine). */
+static void tcpy_release_tensor_list(tc_tensor* data, size_t n) {
+  if (!data) return;
+  for (size_t i = 0; i < n; i++) tc_tensor_release(data[i]);
+  PyMem_Free(data);
 }
 
 /* A tensor list result: a tuple of tensors, as PyTorch returns from split
@@ -269,15 +291,23 @@ static PyObject* tcpy_wrap_list(tc_tensor_list l) {
 }
 
 /* ---- tensors ----------------------------------------------------------- */
+/* Held for the call: the Python object may lose its handle (t.data = x) or
+ * die while later arguments are read or while the GIL is released. */
 %typemap(in) tc_tensor {
   if (tcpy_tensor_arg($input, &$1, "$symname", "$1_name")) SWIG_fail;
+  tc_tensor_retain($1);
 }
+%typemap(freearg) tc_tensor { tc_tensor_release($1); }
 /* A result: a new reference, wrapped as tensorc.Tensor. */
 %typemap(in, numinputs=0) tc_tensor* (tc_tensor temp = NULL) { $1 = &temp; }
 %typemap(argout) tc_tensor* {
   PyObject* o = tcpy_wrap(temp$argnum);
   temp$argnum = NULL;
-  if (!o) SWIG_fail;
+  if (!o) {
+    Py_XDECREF($result); /* an earlier result of this call */
+    $result = NULL;
+    SWIG_fail;
+  }
   $result = SWIG_Python_AppendOutput($result, o);
 }
 %typemap(freearg) tc_tensor* { tc_tensor_release(temp$argnum); }
@@ -286,7 +316,11 @@ static PyObject* tcpy_wrap_list(tc_tensor_list l) {
 %typemap(argout) tc_tensor_list* {
   PyObject* o = tcpy_wrap_list(temp$argnum);
   temp$argnum = NULL;
-  if (!o) SWIG_fail;
+  if (!o) {
+    Py_XDECREF($result); /* an earlier result of this call */
+    $result = NULL;
+    SWIG_fail;
+  }
   $result = SWIG_Python_AppendOutput($result, o);
 }
 %typemap(freearg) tc_tensor_list* { tc_tensor_list_release(temp$argnum); }
@@ -294,7 +328,7 @@ static PyObject* tcpy_wrap_list(tc_tensor_list l) {
 %typemap(in) (const tc_tensor* TENSORS, size_t TENSORS_LEN) {
   if (tcpy_tensor_list_arg($input, (tc_tensor**)&$1, &$2, "$symname", "$1_name")) SWIG_fail;
 }
-%typemap(freearg) (const tc_tensor* TENSORS, size_t TENSORS_LEN) { PyMem_Free((void*)$1); }
+%typemap(freearg) (const tc_tensor* TENSORS, size_t TENSORS_LEN) { tcpy_release_tensor_list((tc_tensor*)$1, $2); }
 /* An input list, not a result (SWIG would otherwise take `const tc_tensor*`
  * for the result pointer above). */
 %typemap(argout) (const tc_tensor* TENSORS, size_t TENSORS_LEN) ""
@@ -327,10 +361,13 @@ TCPY_OPTIONAL(tc_dtype, tcpy_dtype_arg)
 TCPY_OPTIONAL(tc_device, tcpy_device_arg)
 
 /* ---- lists, applied by name in the generated ops.i --------------------- */
-%typemap(in) (const int64_t* INTS, size_t INTS_LEN) (tcpy_int_buf buf) {
-  if (tcpy_int_list_arg($input, &buf, (const int64_t**)&$1, &$2, "$symname", "$1_name")) SWIG_fail;
+/* `heap` starts NULL: freearg also runs when an earlier argument failed. */
+%typemap(in) (const int64_t* INTS, size_t INTS_LEN) (tcpy_int_buf buf, int64_t* heap = NULL) {
+  int rc = tcpy_int_list_arg($input, &buf, (const int64_t**)&$1, &$2, "$symname", "$1_name");
+  heap = buf.data;
+  if (rc) SWIG_fail;
 }
-%typemap(freearg) (const int64_t* INTS, size_t INTS_LEN) { PyMem_Free(buf$argnum.data); }
+%typemap(freearg) (const int64_t* INTS, size_t INTS_LEN) { PyMem_Free(heap$argnum); }
 
 %typemap(in) (const bool* BOOLS, size_t BOOLS_LEN) (bool buf[8]) {
   if (tcpy_bool_list_arg($input, buf, 8, &$2, "$symname", "$1_name")) SWIG_fail;

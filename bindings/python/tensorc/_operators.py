@@ -61,7 +61,7 @@ def _scalar_first(method):
 def _either(forward, reflected):
     """The slow path of a C number slot: called as (left, right) whichever side the tensor is."""
     def op(left, right):
-        if isinstance(left, Tensor):
+        if isinstance(left, _C.TensorBase):  # the C slot's view of "a tensor"
             return forward(left, right)
         return reflected(right, left)
     return op
