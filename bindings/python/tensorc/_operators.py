@@ -67,7 +67,56 @@ def _either(forward, reflected):
     return op
 
 
+def _scalar_as_tensor(value):
+    """A Python number as the 0-dim tensor PyTorch wraps it in (it does not
+    widen the other operands' dtype)."""
+    if _is_scalar(value) and not _is_tensor(value):
+        dtype = _dt.bool if isinstance(value, bool) else _dt.int64 if isinstance(value, int) else None
+        return _ops.scalar_tensor(value, dtype=dtype)
+    return value
+
+
+def _adapt_split(generated, with_sizes):
+    """split(x, 2) or split(x, [1, 3]): a list of sizes is split_with_sizes, as in PyTorch."""
+    def split(input, split_size_or_sections, dim=0):
+        if isinstance(split_size_or_sections, (list, tuple)):
+            return with_sizes(input, split_size_or_sections, dim)
+        return generated(input, split_size_or_sections, dim)
+    split.__doc__ = generated.__doc__ + "\n" + with_sizes.__doc__
+    return split
+
+
+def _adapt_where(generated):
+    """where(cond, x, 0.0): Python numbers become 0-dim tensors, as in PyTorch."""
+    def where(condition, input, other, *, out=None):
+        return generated(condition, _scalar_as_tensor(input), _scalar_as_tensor(other), out=out)
+    where.__doc__ = generated.__doc__
+    return where
+
+
+def _adapt_where_method(generated):
+    def where(self, condition, other):
+        return generated(self, condition, _scalar_as_tensor(other))
+    where.__doc__ = generated.__doc__
+    return where
+
+
+def _replace(name, adapter, method=False):
+    """Puts adapter in place of a generated function everywhere (the override
+    protocol then hands handlers the adapter, the public object)."""
+    table, prefix = (M, "_m_") if method else (_ops.FUNCTIONS, "")
+    adapter.__name__ = name
+    adapter.__qualname__ = ("Tensor." if method else "") + name
+    adapter.__module__ = "tensorc"
+    table[name] = adapter
+    setattr(_ops, prefix + name, adapter)
+
+
 def _install():
+    _replace("split", _adapt_split(_ops.FUNCTIONS["split"], _ops.FUNCTIONS["split_with_sizes"]))
+    _replace("split", _adapt_split(M["split"], M["split_with_sizes"]), method=True)
+    _replace("where", _adapt_where(_ops.FUNCTIONS["where"]))
+    _replace("where", _adapt_where_method(M["where"]), method=True)
     # The hottest ops get a C fast path (FastBinary, swig/tensor_type.i); the
     # generated code refers to them by their global name in _ops, so the
     # override protocol hands handlers the public object.

@@ -105,3 +105,27 @@ def test_clip_grad_norm_matches_torch(norm_type):
         np.testing.assert_allclose(t.grad.numpy(), p.grad.numpy(), rtol=1e-5, atol=1e-7)
     tensorc.nn.utils.clip_grad_value_(ts, 0.01)
     assert max(abs(v) for t in ts for v in t.grad.flatten().tolist()) <= 0.01 + 1e-7
+
+
+def test_split_takes_sizes_like_torch():
+    a = np.arange(12.0, dtype=np.float32).reshape(2, 6)
+    t, p = tensorc.tensor(a), torch.tensor(a)
+    for args in ((2,), ([1, 5], 1), ([1, 2, 3],), (4, 1)):
+        dim_args = args if len(args) > 1 else (args[0], 1)
+        got = t.split(*dim_args)
+        want = p.split(*dim_args)
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g.numpy(), w.numpy())
+    assert [x.shape for x in tensorc.split(t, [2, 4], dim=1)] == [(2, 2), (2, 4)]
+
+
+@pytest.mark.parametrize("value", [0.0, 2, True])
+def test_where_takes_python_numbers_like_torch(value):
+    a = np.array([[1.0, -2.0], [-3.0, 4.0]], dtype=np.float64)
+    t, p = tensorc.tensor(a), torch.tensor(a)
+    got, want = tensorc.where(t > 0, t, value), torch.where(p > 0, p, value)
+    assert str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1]
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    # torch 1.13's method form takes only tensors; tensorc's takes numbers too.
+    np.testing.assert_array_equal(t.where(t > 0, value).numpy(), want.numpy())
