@@ -25,6 +25,8 @@ from ._creation import (tensor, as_tensor, from_numpy, manual_seed, Generator, d
                         set_num_threads, get_num_threads, is_tensor, numel, is_grad_enabled, set_grad_enabled,
                         no_grad, enable_grad, inference_mode)
 from ._interop import from_dlpack
+from ._numeric import isclose, allclose, equal
+from ._serialization import save, load
 from . import autograd, cuda, nn, optim, overrides
 
 __version__ = _C.version_string()

@@ -33,7 +33,8 @@ disabled_tensorc_function_impl = _disabled_tensorc_function_impl
 # Public tensorc functions that take no tensor-like argument: nothing to dispatch on.
 _IGNORED_NAMES = ("tensor", "as_tensor", "from_numpy", "from_dlpack", "is_tensor", "manual_seed",
                   "default_generator", "set_num_threads", "get_num_threads", "is_grad_enabled",
-                  "set_grad_enabled", "no_grad", "enable_grad", "device", "dtype", "Generator", "Size")
+                  "set_grad_enabled", "no_grad", "enable_grad", "inference_mode", "device", "dtype", "Generator",
+                  "Size", "save", "load")
 _TENSOR_LIKE_TYPES = ("Tensor", "Tensor?", "Tensor[]", "Tensor?[]", "Scalar", "Scalar?")
 
 

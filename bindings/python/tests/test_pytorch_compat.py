@@ -129,3 +129,60 @@ def test_where_takes_python_numbers_like_torch(value):
     np.testing.assert_array_equal(got.numpy(), want.numpy())
     # torch 1.13's method form takes only tensors; tensorc's takes numbers too.
     np.testing.assert_array_equal(t.where(t > 0, value).numpy(), want.numpy())
+
+
+def test_isclose_allclose_equal_match_torch():
+    a = np.array([1.0, 2.0, np.nan, 4.0], dtype=np.float32)
+    b = a + np.array([1e-6, 1e-3, 0.0, 0.0], dtype=np.float32)
+    t, u, p, q = tensorc.tensor(a), tensorc.tensor(b), torch.tensor(a), torch.tensor(b)
+    for kw in ({}, {"equal_nan": True}, {"rtol": 1e-2}, {"atol": 1e-2, "equal_nan": True}):
+        assert tensorc.isclose(t, u, **kw).tolist() == torch.isclose(p, q, **kw).tolist()
+        assert tensorc.allclose(t, u, **kw) == torch.allclose(p, q, **kw)
+    assert tensorc.equal(t[:2], t[:2].clone()) and not tensorc.equal(t[:2], u[:2])
+    assert not tensorc.equal(t[:2], t[:3])
+
+
+def test_save_and_load_state_dicts_and_modules(tmp_path):
+    model = tensorc.nn.Sequential(tensorc.nn.Linear(3, 4), tensorc.nn.ReLU(), tensorc.nn.Linear(4, 2)).double()
+    opt = tensorc.optim.Adam(model.parameters(), lr=0.01)
+    model(tensorc.ones(5, 3, dtype=tensorc.float64)).sum().backward()
+    opt.step()
+    path = tmp_path / "ckpt.tc"
+    tensorc.save({"model": model.state_dict(), "opt": opt.state_dict(), "epoch": 3}, path)
+    ckpt = tensorc.load(path, map_location="cpu")
+    fresh = tensorc.nn.Sequential(tensorc.nn.Linear(3, 4), tensorc.nn.ReLU(), tensorc.nn.Linear(4, 2)).double()
+    fresh.load_state_dict(ckpt["model"])
+    for (name, p), (_, q) in zip(model.state_dict().items(), fresh.state_dict().items()):
+        assert p.dtype is q.dtype is tensorc.float64 and p.tolist() == q.tolist(), name
+    opt2 = tensorc.optim.Adam(fresh.parameters(), lr=0.01)
+    opt2.load_state_dict(ckpt["opt"])
+    assert ckpt["epoch"] == 3
+    whole = tmp_path / "model.tc"
+    tensorc.save(model, whole)
+    again = tensorc.load(whole)
+    assert isinstance(again[0].weight, tensorc.nn.Parameter) and again[0].weight.requires_grad
+    x = tensorc.ones(2, 3, dtype=tensorc.float64)
+    assert again(x).tolist() == model(x).tolist()
+    with pytest.raises(NotImplementedError, match="map_location"):
+        tensorc.load(whole, map_location="cuda")
+
+
+def test_grad_mode_decorators_cover_generator_functions():
+    x = tensorc.ones(2, requires_grad=True)
+
+    @tensorc.no_grad()
+    def gen():
+        for _ in range(2):
+            yield x * 2
+
+    @torch.no_grad()
+    def torch_gen():
+        yield torch.ones(2, requires_grad=True) * 2
+
+    assert [y.requires_grad for y in gen()] == [False, False]
+    assert [y.requires_grad for y in torch_gen()] == [False]
+    assert tensorc.is_grad_enabled()
+    g = gen()
+    next(g)
+    assert tensorc.is_grad_enabled()  # the caller's mode between resumptions
+    g.close()

@@ -1,11 +1,47 @@
 """no_grad / enable_grad / set_grad_enabled: context managers and decorators."""
 import functools as _functools
+import inspect as _inspect
 
 from .. import _C
 
 
 def is_grad_enabled():
     return _C.grad_mode_is_enabled()
+
+
+def _decorate(fn, make_mode):
+    """fn running under a fresh grad mode from make_mode(); for a generator
+    function, every resumption runs under it (the caller's mode in between),
+    as PyTorch's decorators do."""
+    if _inspect.isgeneratorfunction(fn):
+        @_functools.wraps(fn)
+        def generator(*args, **kwargs):
+            gen = fn(*args, **kwargs)
+            try:
+                with make_mode():
+                    value = next(gen)
+                while True:
+                    try:
+                        sent = yield value
+                    except GeneratorExit:
+                        with make_mode():
+                            gen.close()
+                        raise
+                    except BaseException as exc:  # thrown in by the caller: pass it on
+                        with make_mode():
+                            value = gen.throw(exc)
+                    else:
+                        with make_mode():
+                            value = gen.send(sent)
+            except StopIteration as stop:
+                return stop.value
+        return generator
+
+    @_functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with make_mode():
+            return fn(*args, **kwargs)
+    return wrapper
 
 
 class _GradMode:
@@ -20,11 +56,7 @@ class _GradMode:
         return False
 
     def __call__(self, fn):
-        @_functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with self.__class__():
-                return fn(*args, **kwargs)
-        return wrapper
+        return _decorate(fn, self.__class__)
 
 
 class no_grad(_GradMode):
@@ -56,8 +88,4 @@ class set_grad_enabled(_GradMode):
         mode = self.enabled
         _C.grad_mode_set_enabled(self._previous)
 
-        @_functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with set_grad_enabled(mode):
-                return fn(*args, **kwargs)
-        return wrapper
+        return _decorate(fn, lambda: set_grad_enabled(mode))

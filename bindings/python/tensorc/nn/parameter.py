@@ -24,7 +24,15 @@ class Parameter(Tensor):
     def __repr__(self):
         return "Parameter containing:\n" + Tensor.__repr__(self)
 
+    def __reduce_ex__(self, protocol):
+        """Pickled as a Parameter (tensorc.save of a whole module keeps them)."""
+        return (_rebuild_parameter, (self.detach(), self.requires_grad))
+
     __tensorc_function__ = classmethod(_disabled_tensorc_function_impl)
+
+
+def _rebuild_parameter(data, requires_grad):
+    return Parameter(data, requires_grad)
 
 
 # Parameters take the op wrappers' fast path: they never override anything.
