@@ -118,8 +118,9 @@ class Candidate:
     def positional(self):
         return [p for p in self.params if not p.kwarg_only]
 
-    def call(self, value_of, indent):
-        """Lines that call the C entry point and return the Python result."""
+    def call(self, value_of, indent, only_out=False):
+        """Lines that call the C entry point and return the Python result
+        (only_out: just the out= variant's call)."""
         op = self.op
         lines = []
 
@@ -147,6 +148,9 @@ class Candidate:
                 lines.append(pad + "return _C.{}({})".format(o["c_name"], ", ".join(args)))
 
         pad = " " * indent
+        if only_out:
+            emit(self.out_twin, pad)
+            return lines
         if self.out_twin is not None:
             lines.append(pad + "if {} is not None:".format(value_of("out")))
             emit(self.out_twin, pad + "    ")
@@ -301,6 +305,36 @@ def override_check(cands, params, func_ref, leading):
     ]
 
 
+def number_out_fallback(cands, merged_names):
+    """add(a, 1, out=o): the out= variants take tensors only, and PyTorch wraps
+    a Python number given for one in a 0-dim tensor. Tried after every
+    overload failed, with the first candidate that has an out= twin."""
+    c = next((c for c in cands if c.out_twin is not None), None)
+    if c is None:
+        return []
+    first = c.positional()[0].name if c.positional() else None
+    wrapped = [p.name for p in c.params if p.type == "Tensor" and not p.out and p.name != first]
+    if not wrapped:
+        return []
+    conds = ["out is not None"]
+    for p in c.params:
+        m = merged_names[p.name]
+        if p.name in wrapped:
+            conds.append("(isinstance({0}, _TensorBase) or _is_scalar({0}))".format(p.name))
+        elif not p.out and m.default == UNSET:
+            conds.append("{} is not _UNSET".format(p.name) if p.default is None else "True")
+
+    def value_of(v):
+        if v in wrapped:
+            return "_number_tensor({})".format(v)
+        p = next((x for x in c.params if x.name == v), None)
+        m = merged_names.get(v)
+        if p is not None and m is not None and m.default == UNSET and p.default is not None:
+            return "({} if {} is _UNSET else {})".format(p.default, v, v)
+        return v
+    return ["    if {}:".format(" and ".join(conds))] + c.call(value_of, 8, only_out=True)
+
+
 def emit_group(name, cands, method, out):
     pyname = ("_m_" if method else "") + name
     leading = "self" if method else None
@@ -356,6 +390,7 @@ def emit_group(name, cands, method, out):
             body = c.call(value_of, 8)
             out.append("    if {}:".format(" and ".join(conds) if conds else "True"))
             out.extend(body)
+        out.extend(number_out_fallback(cands, merged_names))
         values = "".join(n + ", " for n in ([leading] if leading else []) + [p.name for p in merged])
         out.append("    raise _no_match({!r}, {}, ({}))".format(name, pyname, values))
         out.append("")
@@ -396,7 +431,7 @@ def generate_py(ops):
         "from ._op_support import (_TensorBase, _UNSET, _NOMATCH, _needs_check, _has_override, _handle_override, _list_needs_check,",
         "                          _no_match, _device_arg, _expand_ints, _is_tensor, _is_tensor_list, _is_scalar,",
         "                          _is_int, _is_float, _is_bool, _is_dtype, _is_device, _is_generator, _is_int_list,",
-        "                          _is_bool_list, _varargs_ints)",
+        "                          _is_bool_list, _varargs_ints, _number_tensor)",
         "",
     ]
     for op in ops:

@@ -109,6 +109,16 @@ def _varargs_ints(values, kwargs=None, name="size", func="function"):
     return values
 
 
+def _number_tensor(value):
+    """A Python number as the 0-dim tensor PyTorch wraps it in for a Tensor
+    argument (it does not widen the other operands' dtype); tensors pass."""
+    if isinstance(value, _TensorBase):
+        return value
+    from . import _dtype as dt  # bool and int keep their kind; floats take the default dtype
+    dtype = dt.bool if isinstance(value, bool) else dt.int64 if _is_int(value) else None
+    return _C.tc_scalar_tensor(value, dtype, None)
+
+
 def _describe(values):
     return "(" + ", ".join(type(v).__name__ for v in values if v is not _UNSET) + ")"
 

@@ -186,3 +186,15 @@ def test_grad_mode_decorators_cover_generator_functions():
     next(g)
     assert tensorc.is_grad_enabled()  # the caller's mode between resumptions
     g.close()
+
+
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div", "remainder", "pow", "eq", "lt"])
+@pytest.mark.parametrize("value", [2, 2.5])
+def test_out_variants_take_python_numbers_like_torch(name, value):
+    a = np.array([1.0, -2.0, 3.0], dtype=np.float32)
+    t, p = tensorc.tensor(a), torch.tensor(a)
+    want = getattr(torch, name)(p, value)
+    o = tensorc.empty(0, dtype=getattr(tensorc, str(want.dtype).split(".")[1]))
+    got = getattr(tensorc, name)(t, value, out=o)
+    assert got is o
+    np.testing.assert_allclose(o.numpy(), want.numpy(), rtol=1e-6)
