@@ -298,7 +298,7 @@ static PyObject* tcpy_fast_binary(PyObject* self, PyObject* args) {
  * own subclasses such as Parameter), or a list/tuple of those: then no
  * argument can override the call and the generated function skips the
  * protocol. It runs on every op call, hence C and METH_FASTCALL. */
-static PyObject* tcpy_plain_types = NULL; /* a set, registered by _op_support.py */
+static PyObject* tcpy_plain_types = NULL; /* a set, registered by _override_protocol.py */
 
 static int tcpy_value_is_plain(PyObject* o, int depth) {
   PyTypeObject* t = Py_TYPE(o);

@@ -22,8 +22,9 @@ globals().update(_FUNCTIONS)  # every schema op, tensorc._softmax included, as i
 globals().update(_creation.FACTORIES)  # factories with requires_grad=, and the *_like ones
 
 from ._creation import (tensor, as_tensor, from_numpy, manual_seed, Generator, default_generator,
-                        set_num_threads, get_num_threads, is_tensor, numel, is_grad_enabled, set_grad_enabled,
-                        no_grad, enable_grad, inference_mode)
+                        set_num_threads, get_num_threads, is_tensor, numel)
+from .autograd.grad_mode import is_grad_enabled, set_grad_enabled, no_grad, enable_grad
+from .autograd.grad_mode import no_grad as inference_mode  # tensorc has no separate inference mode
 from ._interop import from_dlpack
 from ._numeric import isclose, allclose, equal
 from ._serialization import save, load

@@ -9,10 +9,10 @@ from . import _C, _ops
 from . import _dtype as _dt
 from ._device import device as _device
 from ._interop import _from_numpy_copy, from_numpy  # noqa: F401
-from ._op_support import _dispatches
+from ._override_protocol import _dispatches
+from ._operators import _publish
+from ._generator import Generator
 from ._tensor import Tensor
-from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled  # noqa: F401
-from .autograd.grad_mode import no_grad as inference_mode  # noqa: F401  (no separate inference mode)
 
 
 def _with_requires_grad(fn):
@@ -34,13 +34,9 @@ def _with_requires_grad(fn):
 
 
 def _factory(name):
-    """The public factory `name`: the generated function taking requires_grad=
-    too. It replaces the generated one in _ops, so the override protocol hands
-    handlers the public object."""
+    """The public factory `name`: the generated function taking requires_grad= too."""
     fn = _with_requires_grad(_ops.FUNCTIONS[name])
-    fn.__module__ = "tensorc"
-    _ops.FUNCTIONS[name] = fn
-    setattr(_ops, name, fn)
+    _publish(name, fn)
     return fn
 
 
@@ -135,23 +131,6 @@ def is_tensor(obj):
 @_dispatches
 def numel(input):
     return input.numel()
-
-
-class Generator:
-    """A random stream (Philox): Generator().manual_seed(0)."""
-
-    def __init__(self, device="cpu", _capsule=None):
-        self._c = _capsule if _capsule is not None else _C.generator_create(0)
-        self.device = _device(device)
-
-    def manual_seed(self, seed):
-        _C.generator_set_seed(self._c, _builtins.int(seed) & 0xFFFFFFFFFFFFFFFF)
-        return self
-
-    def initial_seed(self):
-        return _C.generator_seed(self._c)
-
-    seed = initial_seed
 
 
 default_generator = Generator(_capsule=_C.generator_default())

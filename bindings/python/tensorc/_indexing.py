@@ -23,7 +23,8 @@ import operator as _operator
 
 from . import _C
 from . import _dtype as _dt
-from ._op_support import _has_override, _handle_override, _is_scalar, _needs_check
+from ._op_support import _is_scalar
+from ._override_protocol import _has_override, _handle_override, _needs_check
 from ._tensor import Tensor
 from .autograd.grad_mode import no_grad as _no_grad
 

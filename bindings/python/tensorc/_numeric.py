@@ -1,5 +1,5 @@
 """Comparisons PyTorch users test with, composed from schema ops."""
-from ._op_support import _dispatches
+from ._override_protocol import _dispatches
 
 
 @_dispatches

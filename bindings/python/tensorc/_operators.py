@@ -6,12 +6,12 @@ and every other operator are the generated methods here. An error
 inside an operator is raised as it is; an operand of a foreign type gives
 NotImplemented, so Python tries the other side and then raises its own
 TypeError."""
-from . import _dtype as _dt
 import numpy as _np
 
 from . import _C, _ops
 from ._interop import _from_numpy_copy as _np_as_tensor
-from ._op_support import _is_scalar, _is_tensor, _has_override
+from ._op_support import _is_scalar, _is_tensor, _number_tensor
+from ._override_protocol import _has_override
 from ._tensor import Tensor
 
 M = _ops.METHODS
@@ -51,10 +51,7 @@ def _scalar_first(method):
     def op(self, other):
         if not _accepts(other):
             return NotImplemented
-        if _is_scalar(other):
-            dtype = _dt.bool if isinstance(other, bool) else _dt.int64 if isinstance(other, int) else None
-            other = _ops.scalar_tensor(other, dtype=dtype)
-        return method(other, self)
+        return method(_number_tensor(other), self)
     return op
 
 
@@ -65,15 +62,6 @@ def _either(forward, reflected):
             return forward(left, right)
         return reflected(right, left)
     return op
-
-
-def _scalar_as_tensor(value):
-    """A Python number as the 0-dim tensor PyTorch wraps it in (it does not
-    widen the other operands' dtype)."""
-    if _is_scalar(value) and not _is_tensor(value):
-        dtype = _dt.bool if isinstance(value, bool) else _dt.int64 if isinstance(value, int) else None
-        return _ops.scalar_tensor(value, dtype=dtype)
-    return value
 
 
 def _adapt_split(generated, with_sizes):
@@ -89,21 +77,22 @@ def _adapt_split(generated, with_sizes):
 def _adapt_where(generated):
     """where(cond, x, 0.0): Python numbers become 0-dim tensors, as in PyTorch."""
     def where(condition, input, other, *, out=None):
-        return generated(condition, _scalar_as_tensor(input), _scalar_as_tensor(other), out=out)
+        return generated(condition, _number_tensor(input), _number_tensor(other), out=out)
     where.__doc__ = generated.__doc__
     return where
 
 
 def _adapt_where_method(generated):
     def where(self, condition, other):
-        return generated(self, condition, _scalar_as_tensor(other))
+        return generated(self, condition, _number_tensor(other))
     where.__doc__ = generated.__doc__
     return where
 
 
-def _replace(name, adapter, method=False):
-    """Puts adapter in place of a generated function everywhere (the override
-    protocol then hands handlers the adapter, the public object)."""
+def _publish(name, adapter, method=False):
+    """Puts adapter in place of the generated function (or Tensor method) name:
+    in the public tables and as the global the generated code refers to, so
+    the override protocol hands handlers the adapter, the public object."""
     table, prefix = (M, "_m_") if method else (_ops.FUNCTIONS, "")
     adapter.__name__ = name
     adapter.__qualname__ = ("Tensor." if method else "") + name
@@ -113,34 +102,21 @@ def _replace(name, adapter, method=False):
 
 
 def _install():
-    _replace("split", _adapt_split(_ops.FUNCTIONS["split"], _ops.FUNCTIONS["split_with_sizes"]))
-    _replace("split", _adapt_split(M["split"], M["split_with_sizes"]), method=True)
-    _replace("where", _adapt_where(_ops.FUNCTIONS["where"]))
-    _replace("where", _adapt_where_method(M["where"]), method=True)
-    # The hottest ops get a C fast path (FastBinary, swig/tensor_type.i); the
-    # generated code refers to them by their global name in _ops, so the
-    # override protocol hands handlers the public object.
-    for name in ("add", "sub", "mul", "div", "matmul"):
-        for table, prefix in ((_ops.FUNCTIONS, ""), (M, "_m_")):
-            if name in table:
-                table[name].__name__ = name
-                if prefix:
-                    table[name].__qualname__ = "Tensor." + name
-                else:
-                    table[name].__module__ = "tensorc"
-                fast = _C.fast_binary(name, table[name])
-                table[name] = fast
-                setattr(_ops, prefix + name, fast)
+    for fn in _ops.FUNCTIONS.values():  # public names, for tracebacks and overrides
+        fn.__module__ = "tensorc"
     for name, fn in M.items():
-        if name in Tensor.__dict__:
-            continue  # written by hand in _tensor.py
-        if not isinstance(fn, _C.FastBinary):
-            fn.__name__ = name
-            fn.__qualname__ = "Tensor." + name
-        setattr(Tensor, name, fn)
-    for name, fn in _ops.FUNCTIONS.items():
-        if not isinstance(fn, _C.FastBinary):
-            fn.__module__ = "tensorc"
+        fn.__name__, fn.__qualname__ = name, "Tensor." + name
+    _publish("split", _adapt_split(_ops.FUNCTIONS["split"], _ops.FUNCTIONS["split_with_sizes"]))
+    _publish("split", _adapt_split(M["split"], M["split_with_sizes"]), method=True)
+    _publish("where", _adapt_where(_ops.FUNCTIONS["where"]))
+    _publish("where", _adapt_where_method(M["where"]), method=True)
+    # The hottest ops get a C fast path in front (FastBinary, swig/tensor_type.i).
+    for name in ("add", "sub", "mul", "div", "matmul"):
+        _publish(name, _C.fast_binary(name, _ops.FUNCTIONS[name]))
+        _publish(name, _C.fast_binary(name, M[name]), method=True)
+    for name, fn in M.items():
+        if name not in Tensor.__dict__:  # else written by hand in _tensor.py
+            setattr(Tensor, name, fn)
 
     T = Tensor
     # + - * / @ live in TensorBase's C number slots (a fast path for plain

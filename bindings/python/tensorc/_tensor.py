@@ -7,7 +7,7 @@ metadata, Python protocols, autograd entry points and operators."""
 from . import _C
 from . import _dtype as _dt
 from ._device import _from_c as _device_from_c, device as _device_cls
-from ._op_support import _PLAIN, _DisableOverrides, _install_subclass_dispatch, _is_scalar, _is_tensor
+from ._override_protocol import _PLAIN, _DisableOverrides, _install_subclass_dispatch
 
 
 class _GradFn:

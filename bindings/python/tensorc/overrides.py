@@ -17,7 +17,7 @@ import sys as _sys
 import types as _types
 
 from . import _ops
-from ._op_support import (_DisableOverrides, _IGNORED_TENSOR_MEMBERS, _call_overloaded, _collect_overloaded,
+from ._override_protocol import (_DisableOverrides, _IGNORED_TENSOR_MEMBERS, _call_overloaded, _collect_overloaded,
                           _disabled_tensorc_function_impl, _overridable_members, _overrides_enabled,
                           _override_of)
 from ._tensor import Tensor

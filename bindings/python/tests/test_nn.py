@@ -11,7 +11,7 @@ import pytest
 import tensorc as tc
 from tensorc import nn
 from tensorc.nn import functional as F
-from tensorc._op_support import _PLAIN
+from tensorc._override_protocol import _PLAIN
 
 RNG = np.random.default_rng(1234)
 

@@ -1,6 +1,6 @@
 """nn.Parameter: a Tensor that a Module registers as one of its parameters."""
 from .. import _C
-from .._op_support import _PLAIN, _DisableOverrides, _disabled_tensorc_function_impl
+from .._override_protocol import _PLAIN, _disabled_tensorc_function_impl
 from .._tensor import Tensor
 
 

@@ -14,7 +14,69 @@ def _index(idx, size, what):
     return idx + size if idx < 0 else idx
 
 
-class Sequential(Module):
+class _ModuleSequence(Module):
+    """What Sequential and ModuleList share: modules in order, found by
+    position, renamed "0".."n-1" after an insertion or a deletion."""
+
+    def _key(self, idx):
+        return list(self._modules)[_index(idx, len(self._modules), type(self).__name__)]
+
+    def _renumber(self, modules):
+        self._modules.clear()
+        for i, module in enumerate(modules):
+            self.add_module(str(i), module)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return self._slice(idx)
+        return self._modules[self._key(idx)]
+
+    def __setitem__(self, idx, module):
+        self.add_module(self._key(idx), module)
+
+    def __delitem__(self, idx):
+        keys = list(self._modules)[idx] if isinstance(idx, slice) else [self._key(idx)]
+        for key in keys:
+            del self._modules[key]
+        self._renumber(list(self._modules.values()))  # as torch does after a deletion
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules):
+        if isinstance(modules, (Module, str)) or not hasattr(modules, "__iter__"):
+            raise TypeError("{}.extend should be called with an iterable, but got {}".format(
+                type(self).__name__, type(modules).__name__))
+        for module in modules:
+            self.append(module)
+        return self
+
+    def insert(self, index, module):
+        if not isinstance(module, Module):
+            raise TypeError("{}.insert(): module should be of type Module, got {}".format(
+                type(self).__name__, type(module).__name__))
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError("{}.insert(): index {} is out of range".format(type(self).__name__, index))
+        modules = list(self._modules.values())
+        modules.insert(index, module)
+        self._renumber(modules)
+        return self
+
+    def pop(self, key):
+        module = self[key]
+        del self[key]
+        return module
+
+
+class Sequential(_ModuleSequence):
     """Calls its modules in order, each on the previous one's output.
     Sequential(m0, m1, ...) names them "0", "1", ...; Sequential(OrderedDict) keeps the names."""
 
@@ -32,64 +94,11 @@ class Sequential(Module):
             input = module(input)
         return input
 
-    def __getitem__(self, idx):
-        if isinstance(idx, slice):
-            return type(self)(_OrderedDict(list(self._modules.items())[idx]))
-        return list(self._modules.values())[_index(idx, len(self._modules), "Sequential")]
-
-    def __setitem__(self, idx, module):
-        key = list(self._modules)[_index(idx, len(self._modules), "Sequential")]
-        self.add_module(key, module)
-
-    def __delitem__(self, idx):
-        if isinstance(idx, slice):
-            for key in list(self._modules)[idx]:
-                del self._modules[key]
-        else:
-            del self._modules[list(self._modules)[_index(idx, len(self._modules), "Sequential")]]
-        # keep the names 0..n-1, as torch does after a deletion
-        modules = list(self._modules.values())
-        self._modules.clear()
-        for i, module in enumerate(modules):
-            self._modules[str(i)] = module
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
-
-    def extend(self, modules):
-        for module in modules:
-            self.append(module)
-        return self
-
-    def insert(self, index, module):
-        if not isinstance(module, Module):
-            raise TypeError("Sequential.insert(): module should be of type Module, got {}".format(type(module).__name__))
-        n = len(self._modules)
-        if not -n <= index <= n:
-            raise IndexError("Sequential.insert(): index {} is out of range".format(index))
-        if index < 0:
-            index += n
-        modules = list(self._modules.values())
-        modules.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(modules):
-            self.add_module(str(i), m)
-        return self
-
-    def pop(self, key):
-        module = self[key]
-        del self[key]
-        return module
+    def _slice(self, idx):
+        return type(self)(_OrderedDict(list(self._modules.items())[idx]))
 
 
-class ModuleList(Module):
+class ModuleList(_ModuleSequence):
     """A list of modules whose parameters the owner registers; it has no forward."""
 
     def __init__(self, modules=None):
@@ -97,60 +106,14 @@ class ModuleList(Module):
         if modules is not None:
             self.extend(modules)
 
-    def __getitem__(self, idx):
-        if isinstance(idx, slice):
-            return type(self)(list(self._modules.values())[idx])
-        return self._modules[str(_index(idx, len(self._modules), "ModuleList"))]
-
-    def __setitem__(self, idx, module):
-        self.add_module(str(_index(idx, len(self._modules), "ModuleList")), module)
-
-    def __delitem__(self, idx):
-        if isinstance(idx, slice):
-            keys = list(self._modules)[idx]
-        else:
-            keys = [str(_index(idx, len(self._modules), "ModuleList"))]
-        for key in keys:
-            del self._modules[key]
-        modules = list(self._modules.values())
-        self._modules.clear()
-        for i, module in enumerate(modules):
-            self._modules[str(i)] = module
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
+    def _slice(self, idx):
+        return type(self)(list(self._modules.values())[idx])
 
     def __iadd__(self, modules):
         return self.extend(modules)
 
     def __add__(self, other):
         return ModuleList(list(self) + list(other))
-
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
-
-    def extend(self, modules):
-        if isinstance(modules, (Module, str)) or not hasattr(modules, "__iter__"):
-            raise TypeError("ModuleList.extend should be called with an iterable, but got " + type(modules).__name__)
-        for module in modules:
-            self.append(module)
-        return self
-
-    def insert(self, index, module):
-        modules = list(self._modules.values())
-        modules.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(modules):
-            self.add_module(str(i), m)
-
-    def pop(self, key):
-        module = self[key]
-        del self[key]
-        return module
 
 
 class ModuleDict(Module):
