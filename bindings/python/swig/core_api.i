@@ -176,28 +176,20 @@ static PyObject* tensor_as_subclass(PyObject* self, PyObject* cls) {
   return tcpy_wrap_as(t, (PyTypeObject*)cls);
 }
 
-/* Moves other's handle into self (for Tensor.__init__-style construction and
- * nn.Parameter): self must be empty. */
+/* Points self (a TensorBase, empty or not) at other's tensor: the legacy
+ * Tensor(...) constructor fills a new object, Tensor.data = x swaps the
+ * memory of a live one (nn.Module._apply keeps parameters' identity). */
 static PyObject* tensor_set_handle(PyObject* self, PyObject* other) {
-  if (!tcpy_is_tensor(self) || ((TensorBaseObject*)self)->handle) {
-    PyErr_SetString(PyExc_RuntimeError, "tensor_set_handle: self must be an empty Tensor");
+  if (!tcpy_is_tensor(self)) {
+    PyErr_SetString(PyExc_TypeError, "tensor_set_handle: self must be a Tensor");
     return NULL;
   }
-  tc_tensor t = tcpy_handle(other, "tensor_set_handle");
-  if (!t) return NULL;
-  tc_tensor_retain(t);
-  ((TensorBaseObject*)self)->handle = t;
-  Py_RETURN_NONE;
-}
-
-/* Points self at other's tensor (Tensor.data = other): self keeps its Python
- * identity, as nn.Module._apply needs for parameters. */
-static PyObject* tensor_replace_handle(PyObject* self, PyObject* other) {
-  tc_tensor t = tcpy_handle(self, "Tensor.data"), o = tcpy_handle(other, "Tensor.data");
-  if (!t || !o) return NULL;
+  tc_tensor o = tcpy_handle(other, "Tensor.data");
+  if (!o) return NULL;
   tc_tensor_retain(o);
+  tc_tensor old = ((TensorBaseObject*)self)->handle;
   ((TensorBaseObject*)self)->handle = o;
-  tc_tensor_release(t);
+  tc_tensor_release(old); /* NULL for an empty one */
   Py_RETURN_NONE;
 }
 
@@ -364,7 +356,6 @@ PyObject* tensor_retain_grad(PyObject* self);
 PyObject* tensor_detach_(PyObject* self);
 PyObject* tensor_as_subclass(PyObject* self, PyObject* cls);
 PyObject* tensor_set_handle(PyObject* self, PyObject* other);
-PyObject* tensor_replace_handle(PyObject* self, PyObject* other);
 PyObject* tensor_backward(PyObject* self, PyObject* grad, bool retain_graph, bool create_graph);
 PyObject* autograd_backward(PyObject* tensors, PyObject* grads, bool retain_graph, bool create_graph);
 PyObject* autograd_grad(PyObject* outputs, PyObject* inputs, PyObject* grad_outputs, bool retain_graph,

@@ -245,7 +245,7 @@ class Tensor(_C.TensorBase):
         if not isinstance(value, _C.TensorBase):
             raise TypeError("Tensor.data must be set to a Tensor, not " + type(value).__name__)
         requires_grad = _C.tensor_requires_grad(self) and _C.tensor_is_leaf(self)
-        _C.tensor_replace_handle(self, _C.tensor_detach(value))
+        _C.tensor_set_handle(self, _C.tensor_detach(value))
         if requires_grad:
             _C.tensor_set_requires_grad(self, True)
 
