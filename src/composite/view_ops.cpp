@@ -37,23 +37,14 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std:
                stride, " must have the same length");
   const int64_t offset = storage_offset.value_or(self.storage_offset());
   TC_CHECK_ARG(offset >= 0, "as_strided: argument 'storage_offset' expected a non-negative value, got ", offset);
-  const int64_t numel = checked_numel(size, "as_strided");
+  checked_numel(size, "as_strided");
   for (int64_t s : stride)
     TC_CHECK_ARG(s >= 0, "as_strided: argument 'stride' expected non-negative strides, got ", stride);
-  const int64_t itemsize = int64_t(self.element_size());
   const int64_t storage_bytes = int64_t(self.storage()->nbytes());
-  // Last element touched, in elements from the storage start; 0 elements touch nothing.
-  int64_t extent = offset + 1;
-  bool overflow = false;
-  for (size_t i = 0; i < size.size() && numel > 0; ++i) {
-    int64_t term;
-    overflow |= __builtin_mul_overflow(size[i] - 1, stride[i], &term);
-    overflow |= __builtin_add_overflow(extent, term, &extent);
-  }
   int64_t need_bytes = 0;
-  if (numel > 0) overflow |= __builtin_mul_overflow(extent, itemsize, &need_bytes);
-  TC_CHECK_ARG(!overflow && need_bytes <= storage_bytes, "as_strided: size ", size, ", stride ", stride,
-               " and storage offset ", offset, " need ", overflow ? std::string("more than int64") : str(need_bytes),
+  const bool fits = storage_nbytes(size, stride, offset, int64_t(self.element_size()), &need_bytes);
+  TC_CHECK_ARG(fits && need_bytes <= storage_bytes, "as_strided: size ", size, ", stride ", stride,
+               " and storage offset ", offset, " need ", fits ? str(need_bytes) : std::string("more than int64"),
                " bytes, out of bounds for a storage of ", storage_bytes, " bytes");
   return make_view(self, size, stride, offset);
 }

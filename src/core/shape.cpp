@@ -32,6 +32,19 @@ DimVector contiguous_strides(IntArrayRef sizes) {
   return st;
 }
 
+bool storage_nbytes(IntArrayRef sizes, IntArrayRef strides, int64_t offset, int64_t itemsize, int64_t* nbytes) {
+  *nbytes = 0;
+  for (int64_t s : sizes)
+    if (s == 0) return true;
+  int64_t extent = 1, term = 0;
+  if (__builtin_add_overflow(extent, offset, &extent)) return false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (__builtin_mul_overflow(sizes[i] - 1, strides[i], &term) || __builtin_add_overflow(extent, term, &extent))
+      return false;
+  }
+  return !__builtin_mul_overflow(extent, itemsize, nbytes);
+}
+
 bool compute_is_contiguous(IntArrayRef sizes, IntArrayRef strides) {
   int64_t expected = 1;
   for (size_t i = sizes.size(); i-- > 0;) {

@@ -11,6 +11,13 @@ namespace tc {
 // OutOfMemory if the product overflows int64. `op` names the caller in errors.
 int64_t checked_numel(IntArrayRef sizes, const char* op);
 DimVector contiguous_strides(IntArrayRef sizes);
+
+// Bytes of storage that a tensor of (sizes, strides) starting at element
+// `offset` reaches: (offset + 1 + sum((size - 1) * stride)) * itemsize, and 0
+// when it has no elements. Strides must be non-negative. Every product and
+// sum is checked, in bytes as well as in elements: returns false if the
+// result does not fit in int64.
+bool storage_nbytes(IntArrayRef sizes, IntArrayRef strides, int64_t offset, int64_t itemsize, int64_t* nbytes);
 bool compute_is_contiguous(IntArrayRef sizes, IntArrayRef strides);
 
 // Wraps a possibly negative dim into [0, ndim). A zero-dim tensor accepts

@@ -51,9 +51,11 @@ void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, i
 }
 
 void TensorImpl::resize_contiguous(IntArrayRef sizes) {
-  int64_t n = checked_numel(sizes, "resize_");
-  size_t need = size_t(storage_offset_ + n) * element_size(dtype_);
-  if (need > storage_->nbytes()) storage_->resize(need);
+  int64_t n = checked_numel(sizes, "resize_"), elems = 0, need = 0;
+  TC_CHECK(!__builtin_add_overflow(storage_offset_, n, &elems) &&
+               !__builtin_mul_overflow(elems, int64_t(element_size(dtype_)), &need),
+           OutOfMemory, "resize_: sizes ", sizes, " need more bytes than fit in int64");
+  if (size_t(need) > storage_->nbytes()) storage_->resize(size_t(need));
   sizes_.assign(sizes);
   strides_ = contiguous_strides(sizes);
   refresh();

@@ -584,26 +584,54 @@ static void test_inline_helpers(void) {
   CHECK(d.type == TC_DEVICE_CUDA && d.index == 3);
 }
 
-/* Bool memory holding bytes other than 0 and 1 (as empty() may): read as
- * true, never loaded as a C++ bool (UBSan checks this in the ASan pass). */
+/* Bool memory holding bytes other than 0 and 1 is refused where it enters:
+ * kernels load bool elements as C bools, for which such bytes are undefined
+ * (a sum of {0, 2, 24, 1} would give 27). */
 static void test_bool_bytes(void) {
-  uint8_t bytes[2] = {190, 0};
-  int64_t n = 2;
-  tc_tensor t = NULL, first = NULL;
-  tc_scalar v;
+  uint8_t bytes[4] = {0, 2, 24, 1}, good[2] = {1, 0};
+  int64_t n = 4, two = 2, stride2 = 2;
+  tc_tensor t = NULL;
   char buf[64];
-  CHECK_OK(tc_tensor_from_blob(&t, bytes, TC_BOOL, &n, NULL, 1, tc_device_cpu(), NULL, NULL));
-  CHECK_OK(tc_select_int(&first, t, 0, 0));
-  CHECK_OK(tc_tensor_item(&v, first));
-  CHECK(v.tag == TC_SCALAR_BOOL && v.u.b);
+  CHECK(tc_tensor_from_blob(&t, bytes, TC_BOOL, &n, NULL, 1, tc_device_cpu(), NULL, NULL) == TC_ERROR_INVALID_ARGUMENT);
+  CHECK(t == NULL && strstr(tc_last_error_message(), "tc_tensor_from_blob: argument 'data' holds the byte 2"));
+  CHECK(tc_tensor_from_data(&t, bytes, TC_BOOL, &n, 1) == TC_ERROR_INVALID_ARGUMENT);
+  CHECK(t == NULL && strstr(tc_last_error_message(), "bool elements must be 0 or 1"));
+  /* Only the elements a strided view reaches are checked: {0, 24} is still bad, {1, 0} of good fine. */
+  CHECK(tc_tensor_from_blob(&t, bytes, TC_BOOL, &two, &stride2, 1, tc_device_cpu(), NULL, NULL) ==
+        TC_ERROR_INVALID_ARGUMENT);
+  CHECK_OK(tc_tensor_from_blob(&t, good, TC_BOOL, &two, NULL, 1, tc_device_cpu(), NULL, NULL));
   CHECK_OK(tc_tensor_to_string(buf, sizeof buf, NULL, t));
   CHECK(strcmp(buf, "tensor([ True, False])") == 0);
-  tc_tensor_release(first);
   tc_tensor_release(t);
+}
+
+/* Memory not aligned to the element size is refused, not read misaligned. */
+static void test_misaligned_blob(void) {
+  double storage[3] = {1, 2, 3};
+  int64_t n = 2;
+  tc_tensor t = NULL;
+  char* p = (char*)storage + 1;
+  CHECK(tc_tensor_from_blob(&t, p, TC_FLOAT64, &n, NULL, 1, tc_device_cpu(), NULL, NULL) ==
+        TC_ERROR_INVALID_ARGUMENT);
+  CHECK(t == NULL && strstr(tc_last_error_message(), "is not aligned to the 8-byte elements"));
+  CHECK_OK(tc_tensor_from_blob(&t, p - 1, TC_FLOAT64, &n, NULL, 1, tc_device_cpu(), NULL, NULL));
+  tc_tensor_release(t);
+}
+
+/* The storage of empty_strided is sized in bytes with every product checked:
+ * strides whose extent in elements fits int64 but not in bytes are refused
+ * instead of giving a storage too small for the tensor. */
+static void test_empty_strided_overflow(void) {
+  int64_t sizes[2] = {2, 2}, strides[2] = {(1LL << 62) - 8, 100};
+  tc_tensor t = NULL;
+  CHECK(tc_empty_strided(&t, sizes, 2, strides, 2, NULL, NULL) == TC_ERROR_OUT_OF_MEMORY);
+  CHECK(t == NULL && strstr(tc_last_error_message(), "empty_strided"));
 }
 
 int main(void) {
   test_bool_bytes();
+  test_misaligned_blob();
+  test_empty_strided_overflow();
   test_version();
   test_errors();
   test_dtypes();
