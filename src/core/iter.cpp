@@ -3,6 +3,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "core/overlap.h"
 #include "core/promotion.h"
 #include "core/shape.h"
 
@@ -48,6 +49,10 @@ void TensorIter::build() {
   prepare_outputs();
   check_overlap();
   convert_inputs();
+  // Every check has passed: only now may a caller's output change shape.
+  IntArrayRef bshape(bshape_, size_t(bndim_));
+  for (int i = 0; i < nouts_; ++i)
+    if (ops_[i].resize) ops_[i].out->impl()->resize_contiguous(bshape);
   if (!try_contiguous_layout()) general_layout();
 }
 
@@ -156,7 +161,10 @@ void TensorIter::compute_dtypes() {
   }
 }
 
-// Shape checks (and out= resizing) for defined outputs.
+// Shape checks for defined outputs. An out= of another shape is resized
+// (after every check) only when it is empty, as PyTorch's resize_output
+// prefers; a non-empty one of the wrong shape is an error, never resized
+// silently, and an output that is also an input never changes shape.
 void TensorIter::prepare_outputs() {
   IntArrayRef bshape(bshape_, size_t(bndim_));
   for (int i = 0; i < nouts_; ++i) {
@@ -167,7 +175,9 @@ void TensorIter::prepare_outputs() {
       if (ops_[j].tensor && ops_[j].tensor->is_same(*o.out)) is_input = true;
     TC_CHECK_ARG(resize_outputs_ && !is_input, op_, ": output with shape ", o.out->sizes(),
                  " doesn't match the broadcast shape ", bshape);
-    o.out->impl()->resize_contiguous(bshape);
+    TC_CHECK_ARG(o.out->numel() == 0, op_, ": argument 'out' has shape ", o.out->sizes(),
+                 " but the result has shape ", bshape, " (pass an empty tensor to have it resized)");
+    o.resize = true;
   }
 }
 
@@ -180,31 +190,41 @@ bool same_layout(const Tensor& a, const Tensor& b) {
 
 }  // namespace
 
-// Writing through an output that aliases itself, or partly aliases an input,
-// would give order-dependent results: refuse, as PyTorch does.
-void TensorIter::check_overlap() const {
+// Writing through an output that aliases itself is refused, as PyTorch does,
+// and so is an input that shares memory with a written output other than
+// element for element (x.add_(x.T), out= over part of an input): the result
+// would depend on the loop's order. When the exact search gives up, the
+// input is read through a copy instead. Outputs still to be resized are
+// checked in the contiguous layout they will get.
+void TensorIter::check_overlap() {
+  IntArrayRef bshape(bshape_, size_t(bndim_));
+  DimVector resized_strides;
   for (int i = 0; i < nouts_; ++i) {
     const Operand& o = ops_[i];
     if (o.kind == OutKind::Allocate) continue;
     const Tensor& out = *o.out;
-    for (int64_t d = 0; check_self_overlap_ && d < out.dim(); ++d) {
+    for (int64_t d = 0; check_self_overlap_ && !o.resize && d < out.dim(); ++d) {
       TC_CHECK_ARG(!(out.sizes()[size_t(d)] > 1 && out.strides()[size_t(d)] == 0), op_,
                    ": unsupported operation: more than one element of the written-to tensor refers to a single "
                    "memory location. Please clone() the tensor before performing the operation.");
     }
-    if (out.numel() == 0) continue;
+    MemLayout w{out.storage_offset(), out.sizes(), out.strides(), int64_t(out.element_size())};
+    if (o.resize) {
+      resized_strides = contiguous_strides(bshape);
+      w.sizes = bshape;
+      w.strides = resized_strides;
+    }
     for (int j = nouts_; j < nops_; ++j) {
-      const Tensor* in = ops_[j].tensor;
-      if (!in || in->numel() == 0 || in->storage().get() != out.storage().get()) continue;
-      if (in->is_same(out) || same_layout(*in, out)) continue;  // full overlap is fine
-      if (!in->is_contiguous() || !out.is_contiguous()) continue;  // too hard to tell: allow
-      const char* a0 = static_cast<const char*>(out.data_ptr());
-      const char* a1 = a0 + out.numel() * int64_t(out.element_size());
-      const char* b0 = static_cast<const char*>(in->data_ptr());
-      const char* b1 = b0 + in->numel() * int64_t(in->element_size());
-      TC_CHECK_ARG(a1 <= b0 || b1 <= a0, op_,
+      Operand& in_op = ops_[j];
+      const Tensor* in = in_op.tensor;
+      if (in_op.is_number || in->storage().get() != out.storage().get()) continue;
+      if (!o.resize && (in->is_same(out) || same_layout(*in, out))) continue;  // element for element
+      MemLayout r{in->storage_offset(), in->sizes(), in->strides(), int64_t(in->element_size())};
+      const Overlap ov = memory_overlap(w, r);
+      TC_CHECK_ARG(ov != Overlap::Shared, op_,
                    ": unsupported operation: some elements of the input tensor and the written-to tensor refer "
                    "to a single memory location. Please clone() the tensor before performing the operation.");
+      if (ov == Overlap::Unknown) in_op.aliased = true;
     }
   }
 }
@@ -222,14 +242,12 @@ void TensorIter::convert_inputs() {
     }
     const Tensor& t = *o.tensor;
     if (t.numel() == 1) {
+      // Copied, not pointed at: the output may be this very element.
       o.stride0 = true;
-      if (t.dtype() == o.dtype) {
-        o.data = static_cast<char*>(t.data_ptr());
-      } else {
-        write_scalar(o.buf, o.dtype, read_scalar(t.data_ptr(), t.dtype()));
-        o.data = reinterpret_cast<char*>(o.buf);
-      }
-    } else if (t.dtype() != o.dtype) {
+      if (t.dtype() == o.dtype) std::memcpy(o.buf, t.data_ptr(), size_t(elem_size(o.dtype)));
+      else write_scalar(o.buf, o.dtype, read_scalar(t.data_ptr(), t.dtype()));
+      o.data = reinterpret_cast<char*>(o.buf);
+    } else if (t.dtype() != o.dtype || o.aliased) {
       o.temp = empty_tensor(t.sizes(), o.dtype);
       cast_copy(o.temp, t, op_);
       o.data = static_cast<char*>(o.temp.data_ptr());

@@ -97,9 +97,11 @@ class TensorIter {
   // harmless, and PyTorch allows it.
   TensorIter& check_internal_overlap(bool v) { check_self_overlap_ = v; return *this; }
 
-  // Validates everything, then allocates/resizes outputs and converts inputs.
-  // Nothing the caller can see is written before all checks have passed
-  // (out= resizing excepted, as in PyTorch).
+  // Validates everything, then converts inputs, resizes and allocates outputs.
+  // Nothing the caller can see is written before all checks have passed: a
+  // failed build leaves every output as it was. An input that shares memory
+  // with a written output other than element for element (x.add_(x.T)) is
+  // read through a copy, so results never depend on the loop's order.
   void build();
 
   // ---- results of build() ----
@@ -202,6 +204,8 @@ class TensorIter {
     bool is_output = false;
     bool is_number = false;
     bool stride0 = false;  // iterated with stride 0 everywhere
+    bool resize = false;   // output: resized to the broadcast shape once checks pass
+    bool aliased = false;  // input: overlaps a written output, read through a copy
     OutKind kind = OutKind::Direct;
     Scalar number;
     alignas(8) unsigned char buf[8];  // a converted one-element input
@@ -218,7 +222,7 @@ class TensorIter {
   void compute_shape();
   void compute_dtypes();
   void prepare_outputs();
-  void check_overlap() const;
+  void check_overlap();
   void convert_inputs();
   bool try_contiguous_layout();
   void general_layout();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/iter.h"
+#include "core/overlap.h"
 #include "core/parallel.h"
 #include "cpu/loops.h"
 #include "cpu/pointwise.h"
@@ -254,11 +255,74 @@ TEST(Planner, InPlaceShapeMustMatch) {
   expect_values(a, {1, 2});
 }
 
-TEST(Planner, OutIsResized) {
-  Tensor a = vec({1, 2}), out = empty_tensor({5}, F32);
+TEST(Planner, EmptyOutIsResized) {
+  Tensor a = vec({1, 2}), out = empty_tensor({0}, F32);
   add_out_cpu(a, a, 1, out);
   EXPECT_EQ(out.sizes().vec(), (std::vector<int64_t>{2}));
   expect_values(out, {2, 4});
+}
+
+TEST(Planner, NonEmptyOutOfAnotherShapeIsRefusedAndKept) {
+  Tensor a = vec({1, 2}), out = vec({7, 7, 7, 7, 7});
+  const uint32_t v0 = out.version();
+  std::string msg;
+  EXPECT_EQ(error_of([&] { add_out_cpu(a, a, 1, out); }, &msg), ErrorCode::InvalidArgument);
+  EXPECT_NE(msg.find("pass an empty tensor"), std::string::npos) << msg;
+  expect_values(out, {7, 7, 7, 7, 7});
+  EXPECT_EQ(out.version(), v0);
+}
+
+TEST(Planner, FailedOutIsNotResized) {
+  // out is an empty view into x's storage; resized, it would overlap x partly.
+  Tensor x = vec({1, 2, 3, 4});
+  Tensor out = make_view(x, {0}, {1}, 1);
+  const void* before = x.data_ptr();
+  std::string msg;
+  EXPECT_EQ(error_of([&] { add_out_cpu(x, x, 1, out); }, &msg), ErrorCode::InvalidArgument);
+  EXPECT_NE(msg.find("refer to a single memory location"), std::string::npos) << msg;
+  EXPECT_EQ(out.sizes().vec(), (std::vector<int64_t>{0}));
+  EXPECT_EQ(x.data_ptr(), before);  // the shared storage did not grow
+  expect_values(x, {1, 2, 3, 4});
+}
+
+TEST(Planner, TransposedSelfOverlapIsRefusedAndKept) {
+  Tensor x = make({1, 2, 3, 4, 5, 6, 7, 8, 9}, {3, 3}, F32);
+  Tensor xt = transpose2d(x);
+  std::string msg;
+  EXPECT_EQ(error_of([&] { add_inplace_cpu(x, xt, 1); }, &msg), ErrorCode::InvalidArgument);
+  EXPECT_NE(msg.find("refer to a single memory location"), std::string::npos) << msg;
+  EXPECT_EQ(error_of([&] { add_out_cpu(x, x, 1, xt); }), ErrorCode::InvalidArgument);
+  EXPECT_EQ(error_of([&] { copy_inplace_cpu(x, xt, false); }), ErrorCode::InvalidArgument);
+  expect_values(x, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+}
+
+TEST(Planner, DisjointColumnsOfOneMatrixAreNotOverlap) {
+  // Byte ranges meet, elements do not: the exact check lets it run.
+  Tensor x = make({1, 2, 3, 4, 5, 6}, {3, 2}, F32);
+  Tensor c0 = make_view(x, {3}, {2}, 0), c1 = make_view(x, {3}, {2}, 1);
+  add_inplace_cpu(c0, c1, 1);
+  expect_values(x, {3, 2, 7, 4, 11, 6});
+}
+
+TEST(MemoryOverlap, ExactWhereRangesMeet) {
+  using V = std::vector<int64_t>;
+  const V s1{1}, s2{2}, s3{3}, sz2{2}, sz3{3};
+  // Even and odd elements of [0, 6).
+  EXPECT_EQ(memory_overlap({0, sz3, s2, 4}, {1, sz3, s2, 4}), Overlap::None);
+  EXPECT_EQ(memory_overlap({0, sz3, s2, 4}, {2, sz3, s2, 4}), Overlap::Shared);
+  // Bytes: the float at element 1 lies inside the 8-byte element 0.
+  EXPECT_EQ(memory_overlap({1, sz2, s3, 4}, {0, sz2, s3, 8}), Overlap::Shared);
+  EXPECT_EQ(memory_overlap({2, sz2, s3, 4}, {0, sz2, s3, 4}), Overlap::None);
+  // A 3x3 matrix and its transpose share the diagonal.
+  const V sz33{3, 3}, row{3, 1}, col{1, 3};
+  EXPECT_EQ(memory_overlap({0, sz33, row, 4}, {0, sz33, col, 4}), Overlap::Shared);
+  // Disjoint ranges.
+  EXPECT_EQ(memory_overlap({0, sz3, s1, 4}, {3, sz3, s1, 4}), Overlap::None);
+  // Strides (3, 1), sizes (2, 2) reach {0, 1, 3, 4}; shifted by 2: {2, 3, 5, 6}.
+  const V sz22{2, 2}, st31{3, 1}, st41{4, 1};
+  EXPECT_EQ(memory_overlap({0, sz22, st31, 1}, {2, sz22, st31, 1}), Overlap::Shared);
+  // Strides (4, 1): {0, 1, 4, 5} against {2, 3, 6, 7}.
+  EXPECT_EQ(memory_overlap({0, sz22, st41, 1}, {2, sz22, st41, 1}), Overlap::None);
 }
 
 TEST(Planner, OutputOfWiderDtypeGoesThroughTemporary) {
