@@ -14,7 +14,9 @@ namespace tc::native {
 
 // repeat(Tensor self, int[] repeats) -> Tensor
 // self (with leading dims of size 1 added up to len(repeats)) viewed as
-// [1, s0, 1, s1, ...], expanded to [r0, s0, r1, s1, ...], merged pairwise.
+// [1, s0, 1, s1, ...], expanded to [r0, s0, r1, s1, ...], copied, merged
+// pairwise. The copy is unconditional: repeat never returns a view, even when
+// every repeat is 1, so writing into the result never changes self.
 Tensor repeat(const Tensor& self, IntArrayRef repeats) {
   const char* op = "repeat";
   const int64_t n = int64_t(repeats.size());
@@ -29,10 +31,13 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats) {
     padded.push_back(s);
     expanded.push_back(r);
     expanded.push_back(s);
-    merged.push_back(r * s);
+    int64_t rs = 0;
+    TC_CHECK(!__builtin_mul_overflow(r, s, &rs), OutOfMemory, op, ": argument 'repeats' ", repeats,
+             " makes dim ", d, " larger than fits in int64");
+    merged.push_back(rs);
   }
   checked_numel(merged, op);
-  return tc::reshape(tc::expand(tc::reshape(self, padded), expanded), merged);
+  return tc::reshape(tc::clone(tc::expand(tc::reshape(self, padded), expanded)), merged);
 }
 
 // constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor

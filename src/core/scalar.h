@@ -26,7 +26,10 @@ class Scalar {
   bool is_floating_point() const { return tag_ == Tag::Float; }
 
   double to_double() const { return tag_ == Tag::Float ? v_.d : double(v_.i); }
-  int64_t to_int() const { return tag_ == Tag::Float ? int64_t(v_.d) : v_.i; }
+  // A float converts by truncation, saturating at the int64 bounds, NaN to 0:
+  // the plain cast is undefined out of range. Ops that must reject such values
+  // check them first (check_scalar_fits).
+  int64_t to_int() const { return tag_ == Tag::Float ? saturate(v_.d) : v_.i; }
   bool to_bool() const { return tag_ == Tag::Float ? v_.d != 0 : v_.i != 0; }
   template <class T> T to() const {
     if constexpr (std::is_same_v<T, bool>) return to_bool();
@@ -40,6 +43,12 @@ class Scalar {
   Scalar operator-() const;
 
  private:
+  static int64_t saturate(double d) {
+    if (d != d) return 0;
+    if (d >= 9223372036854775808.0) return INT64_MAX;
+    if (d <= -9223372036854775808.0) return INT64_MIN;
+    return int64_t(d);
+  }
   Tag tag_;
   union {
     int64_t i;

@@ -1,5 +1,8 @@
 #include "core/tensor.h"
 
+#include <cmath>
+#include <limits>
+
 #include "core/shape.h"
 
 namespace tc {
@@ -35,18 +38,12 @@ Tensor empty_strided_tensor(IntArrayRef sizes, IntArrayRef strides, ScalarType d
   TC_CHECK_ARG(sizes.size() == strides.size(), "empty_strided: sizes ", sizes, " and strides ", strides,
                " differ in length");
   checked_numel(sizes, "empty_strided");
-  int64_t extent = 1;  // 1 + max offset
-  bool any_zero = false;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    TC_CHECK_ARG(strides[i] >= 0, "empty_strided: argument 'stride' expected non-negative strides, got ", strides);
-    if (sizes[i] == 0) any_zero = true;
-    int64_t term;
-    TC_CHECK(!__builtin_mul_overflow(sizes[i] - 1, strides[i], &term) &&
-                 !__builtin_add_overflow(extent, term, &extent),
-             OutOfMemory, "empty_strided: sizes ", sizes, " with strides ", strides, " overflow int64");
-  }
-  if (any_zero) extent = 0;
-  auto storage = make_intrusive<StorageImpl>(size_t(extent) * element_size(dtype), get_allocator(device.type));
+  for (int64_t s : strides)
+    TC_CHECK_ARG(s >= 0, "empty_strided: argument 'stride' expected non-negative strides, got ", strides);
+  int64_t nbytes = 0;
+  TC_CHECK(storage_nbytes(sizes, strides, 0, int64_t(element_size(dtype)), &nbytes), OutOfMemory,
+           "empty_strided: sizes ", sizes, " with strides ", strides, " need more bytes than fit in int64");
+  auto storage = make_intrusive<StorageImpl>(size_t(nbytes), get_allocator(device.type));
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
 }
 
@@ -59,15 +56,44 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
 Tensor tensor_from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device,
                         DeleterFn deleter, void* ctx) {
   TC_CHECK_TYPE(is_valid_dtype(int(dtype)), "from_blob: unsupported dtype ", dtype);
-  int64_t n = checked_numel(sizes, "from_blob");
+  checked_numel(sizes, "from_blob");
   DimVector st = strides.empty() && !sizes.empty() ? contiguous_strides(sizes) : DimVector(strides);
   TC_CHECK_ARG(st.size() == sizes.size(), "from_blob: sizes ", sizes, " and strides ", strides,
                " differ in length");
-  int64_t extent = n == 0 ? 0 : 1;
-  for (size_t i = 0; i < sizes.size() && n; ++i) extent += (sizes[i] - 1) * st[i];
-  auto storage = make_intrusive<StorageImpl>(DataPtr(data, ctx, deleter, device),
-                                             size_t(extent) * element_size(dtype));
+  for (int64_t s : st) TC_CHECK_ARG(s >= 0, "from_blob: argument 'strides' expected non-negative strides, got ", strides);
+  int64_t nbytes = 0;
+  TC_CHECK(storage_nbytes(sizes, st, 0, int64_t(element_size(dtype)), &nbytes), OutOfMemory, "from_blob: sizes ",
+           sizes, " with strides ", st, " need more bytes than fit in int64");
+  auto storage = make_intrusive<StorageImpl>(DataPtr(data, ctx, deleter, device), size_t(nbytes));
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, st, 0));
+}
+
+// PyTorch's checked_convert: a fill value that does not fit the dtype is an
+// error, except that inf/nan may go to floating types and negative integers
+// may wrap into unsigned ones (down to -max, as c10::overflows allows).
+void check_scalar_fits(const char* op, const char* arg, const Scalar& v, ScalarType dt) {
+  if (dt == ScalarType::Bool) return;
+  bool ok = true;
+  TC_DISPATCH_ALL_TYPES(dt, op, [&] {
+    if constexpr (std::is_integral_v<scalar_t>) {
+      // Every integral dtype's bounds fit int64 (no uint64 dtype).
+      const int64_t hi = int64_t(std::numeric_limits<scalar_t>::max());
+      const int64_t lo = std::is_unsigned_v<scalar_t> ? -hi : int64_t(std::numeric_limits<scalar_t>::lowest());
+      if (v.is_floating_point()) {
+        double d = v.to_double();
+        ok = d >= double(lo) && d <= double(hi);  // false for nan
+      } else {
+        ok = v.to_int() >= lo && v.to_int() <= hi;
+      }
+    } else {
+      const double hi = std::is_same_v<scalar_t, Half>       ? 65504.0
+                        : std::is_same_v<scalar_t, BFloat16> ? 3.3895313892515355e38
+                                                             : double(std::numeric_limits<scalar_t>::max());
+      double d = v.to_double();
+      ok = !std::isfinite(d) || std::fabs(d) <= hi;
+    }
+  });
+  TC_CHECK_ARG(ok, op, ": argument '", arg, "' (", v, ") cannot be converted to ", dt, " without overflow");
 }
 
 void write_scalar(void* p, ScalarType dtype, const Scalar& v) {
@@ -110,8 +136,9 @@ Scalar read_element(const Tensor& t, int64_t flat) {
 
 Scalar Scalar::operator-() const {
   if (tag_ == Tag::Float) return Scalar(-v_.d);
-  if (tag_ == Tag::Int) return Scalar(-v_.i);
-  return Scalar(int64_t(-v_.i));
+  // Integers negate modulo 2^64 as tensors of int64 do: -INT64_MIN is INT64_MIN.
+  const int64_t neg = int64_t(uint64_t(0) - uint64_t(v_.i));
+  return Scalar(neg);  // a bool negates to an int, as in PyTorch
 }
 
 std::ostream& operator<<(std::ostream& os, const Scalar& s) {

@@ -89,6 +89,9 @@ inline int64_t strided_offset(IntArrayRef sizes, IntArrayRef strides, int64_t fl
 }
 // Reads element `flat_index` (in logical row-major order) of a CPU tensor.
 Scalar read_element(const Tensor& t, int64_t flat_index);
+// Throws InvalidArgument naming op and arg when v does not fit dtype dt
+// (PyTorch's checked_convert); inf/nan fit only floating dtypes.
+void check_scalar_fits(const char* op, const char* arg, const Scalar& v, ScalarType dt);
 // Writes the Scalar `v` converted to T into *ptr of type dtype.
 void write_scalar(void* ptr, ScalarType dtype, const Scalar& v);
 Scalar read_scalar(const void* ptr, ScalarType dtype);

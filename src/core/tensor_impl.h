@@ -37,8 +37,11 @@ class TensorImpl : public RefCounted {
   Device device() const { return device_; }
   bool is_contiguous() const { return is_contiguous_; }
   const Storage& storage() const { return storage_; }
+  // Null for an empty storage, whatever the offset: views of empty tensors
+  // (split, unbind) may carry an offset, and null + offset is undefined.
   void* data() const {
-    return static_cast<char*>(storage_->data()) + storage_offset_ * int64_t(element_size(dtype_));
+    char* base = static_cast<char*>(storage_->data());
+    return base ? base + storage_offset_ * int64_t(element_size(dtype_)) : nullptr;
   }
 
   // Changes shape in place (views: metadata only; the caller checks bounds).

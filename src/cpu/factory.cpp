@@ -35,34 +35,6 @@ Tensor new_tensor(const char* op, IntArrayRef size, ScalarType dt, Device dev) {
   return empty_tensor(size, dt, dev);
 }
 
-// PyTorch's checked_convert: a fill value that does not fit the dtype is an
-// error, except that inf/nan may go to floating types and negative integers
-// may wrap into unsigned ones (down to -max, as c10::overflows allows).
-void check_fits(const char* op, const char* arg, const Scalar& v, ScalarType dt) {
-  if (dt == ScalarType::Bool) return;
-  bool ok = true;
-  TC_DISPATCH_ALL_TYPES(dt, op, [&] {
-    if constexpr (std::is_integral_v<scalar_t>) {
-      // Every integral dtype's bounds fit int64 (no uint64 dtype).
-      const int64_t hi = int64_t(std::numeric_limits<scalar_t>::max());
-      const int64_t lo = std::is_unsigned_v<scalar_t> ? -hi : int64_t(std::numeric_limits<scalar_t>::lowest());
-      if (v.is_floating_point()) {
-        double d = v.to_double();
-        ok = d >= double(lo) && d <= double(hi);  // false for nan
-      } else {
-        ok = v.to_int() >= lo && v.to_int() <= hi;
-      }
-    } else {
-      const double hi = std::is_same_v<scalar_t, Half>       ? 65504.0
-                        : std::is_same_v<scalar_t, BFloat16> ? 3.3895313892515355e38
-                                                             : double(std::numeric_limits<scalar_t>::max());
-      double d = v.to_double();
-      ok = !std::isfinite(d) || std::fabs(d) <= hi;
-    }
-  });
-  TC_CHECK_ARG(ok, op, ": argument '", arg, "' (", v, ") cannot be converted to ", dt, " without overflow");
-}
-
 // Writes n copies of v into contiguous memory at p.
 void fill_contiguous(void* p, int64_t n, ScalarType dt, const Scalar& v) {
   TC_DISPATCH_ALL_TYPES_AND_BOOL(dt, "fill", [&] {
@@ -148,14 +120,14 @@ Tensor full_cpu(IntArrayRef size, const Scalar& fill_value, std::optional<Scalar
                 std::optional<Device> device) {
   Device dev = cpu_device("full", device);
   ScalarType dt = dtype.value_or(fill_value.is_floating_point() ? kDefaultFloat : fill_value.default_dtype());
-  check_fits("full", "fill_value", fill_value, dt);
+  check_scalar_fits("full", "fill_value", fill_value, dt);
   return fill_new(new_tensor("full", size, dt, dev), fill_value);
 }
 
 Tensor scalar_tensor_cpu(const Scalar& s, std::optional<ScalarType> dtype, std::optional<Device> device) {
   Device dev = cpu_device("scalar_tensor", device);
   ScalarType dt = dtype.value_or(kDefaultFloat);  // always the default dtype, as in PyTorch
-  check_fits("scalar_tensor", "s", s, dt);
+  check_scalar_fits("scalar_tensor", "s", s, dt);
   Tensor t = empty_tensor({}, dt, dev);
   write_scalar(t.data_ptr(), dt, s);
   return t;
@@ -176,7 +148,7 @@ Tensor ones_like_cpu(const Tensor& self, std::optional<ScalarType> dtype, std::o
 Tensor full_like_cpu(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype,
                      std::optional<Device> device) {
   Tensor t = empty_like_impl("full_like", self, dtype, device);
-  check_fits("full_like", "fill_value", fill_value, t.dtype());
+  check_scalar_fits("full_like", "fill_value", fill_value, t.dtype());
   return fill_new(std::move(t), fill_value);
 }
 
@@ -188,28 +160,36 @@ Tensor arange_start_step_cpu(const Scalar& start, const Scalar& end, const Scala
   bool all_int = !start.is_floating_point() && !end.is_floating_point() && !step.is_floating_point();
   ScalarType dt = dtype.value_or(all_int ? ScalarType::Int64 : kDefaultFloat);
   TC_CHECK_TYPE(dt != ScalarType::Bool, "arange: argument 'dtype' expected a numeric dtype, got bool");
+  TC_CHECK_ARG(std::isfinite(start.to_double()) && std::isfinite(end.to_double()), "arange: unsupported range ",
+               start, " -> ", end, " (expected finite bounds)");
+  TC_CHECK_ARG(!std::isnan(step.to_double()), "arange: argument 'step' expected a nonzero value, got ", step);
   // As PyTorch, the bounds are first converted to the result's accumulate
   // type: an integral result truncates fractional bounds and step.
-  bool integral = is_integral(dt, false);
-  double s = integral ? double(start.to_int()) : start.to_double();
-  double e = integral ? double(end.to_int()) : end.to_double();
-  double st = integral ? double(step.to_int()) : step.to_double();
-  TC_CHECK_ARG(st != 0 && !std::isnan(st), "arange: argument 'step' expected a nonzero value, got ", step);
-  TC_CHECK_ARG(std::isfinite(s) && std::isfinite(e), "arange: unsupported range ", start, " -> ", end,
-               " (expected finite bounds)");
-  TC_CHECK_ARG((st > 0 && e >= s) || (st < 0 && e <= s), "arange: the range ", start, " -> ", end,
-               " is inconsistent with the sign of argument 'step' (", step, ")");
-  double span = e - s;
+  const bool integral = is_integral(dt, false);
+  int64_t n = 0;
   if (integral) {
-    int64_t d;
-    TC_CHECK_ARG(!__builtin_sub_overflow(end.to_int(), start.to_int(), &d), "arange: the range ", start, " -> ",
-                 end, " overflows int64");
-    span = double(d);
+    auto fits = [](const Scalar& v) { return !v.is_floating_point() || std::fabs(v.to_double()) < 9223372036854775808.0; };
+    TC_CHECK_ARG(fits(start) && fits(end) && fits(step),
+                 "arange: the range ", start, " -> ", end, " with step ", step, " does not fit int64");
+    const int64_t s0 = start.to_int(), e0 = end.to_int(), st = step.to_int();
+    TC_CHECK_ARG(st != 0, "arange: argument 'step' expected a nonzero value, got ", step);
+    TC_CHECK_ARG((st > 0 && e0 >= s0) || (st < 0 && e0 <= s0), "arange: the range ", start, " -> ", end,
+                 " is inconsistent with the sign of argument 'step' (", step, ")");
+    int64_t span = 0;
+    TC_CHECK_ARG(!__builtin_sub_overflow(e0, s0, &span), "arange: the range ", start, " -> ", end,
+                 " overflows int64");
+    // Exact ceil(span / st): span and st have one sign, and no element passes end.
+    n = span / st + (span % st != 0);
+  } else {
+    const double s = start.to_double(), e = end.to_double(), st = step.to_double();
+    TC_CHECK_ARG(st != 0, "arange: argument 'step' expected a nonzero value, got ", step);
+    TC_CHECK_ARG((st > 0 && e >= s) || (st < 0 && e <= s), "arange: the range ", start, " -> ", end,
+                 " is inconsistent with the sign of argument 'step' (", step, ")");
+    const double size_d = std::ceil((e - s) / st);
+    TC_CHECK_ARG(size_d >= 0 && size_d < 9223372036854775808.0, "arange: the range ", start, " -> ", end,
+                 " with step ", step, " has too many elements (", size_d, ")");
+    n = int64_t(size_d);
   }
-  double size_d = std::ceil(span / st);
-  TC_CHECK_ARG(size_d >= 0 && size_d <= double(std::numeric_limits<int64_t>::max()), "arange: the range ",
-               start, " -> ", end, " with step ", step, " has too many elements (", size_d, ")");
-  int64_t n = int64_t(size_d);
   Tensor t = empty_tensor({n}, dt, dev);
   TC_DISPATCH_ALL_TYPES(dt, "arange", [&] {
     auto* out = t.data_ptr<scalar_t>();
@@ -219,6 +199,7 @@ Tensor arange_start_step_cpu(const Scalar& start, const Scalar& end, const Scala
         for (int64_t i = b; i < en; ++i) out[i] = scalar_t(s0 + d * i);
       });
     } else {
+      const double s = start.to_double(), st = step.to_double();
       parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t en) {
         for (int64_t i = b; i < en; ++i) out[i] = scalar_t(s + st * double(i));
       });

@@ -26,6 +26,7 @@ void fill_with(Tensor& self, const Scalar& value, const char* name) {
   TC_CHECK_ARG(self.defined(), name, ": argument 'self' is an undefined tensor");
   TensorIter it(name);
   it.add_output(self).resize_outputs(false).check_internal_overlap(false);
+  check_scalar_fits(name, "value", value, self.dtype());
   it.build();
   alignas(8) unsigned char buf[8];
   write_scalar(buf, self.dtype(), value);

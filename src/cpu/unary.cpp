@@ -249,7 +249,7 @@ Tensor round_decimals_cpu(const Tensor& self, int64_t decimals) {
     TC_DISPATCH_FLOATING_TYPES(it.common_dtype(), "round", [&] {
       using acc = opmath_t<scalar_t>;
       const bool neg = decimals < 0;
-      const acc scale = acc(std::pow(10.0, double(neg ? -decimals : decimals)));
+      const acc scale = acc(std::pow(10.0, neg ? -double(decimals) : double(decimals)));
       if (neg) {
         cpu_kernel(it, [scale](scalar_t a) -> scalar_t { return std::nearbyint(acc(a) / scale) * scale; });
       } else {

@@ -187,7 +187,8 @@ void forward_block(const T* x, U* out, int64_t size, int64_t inner, int64_t w, o
   }
   for (int64_t d = 0; d < size; ++d) {
     const T* xr = x + d * inner;
-    acc* br = buf + d * w;
+    acc* br = nullptr;  // log_softmax keeps no exponentials: buf is null
+    if constexpr (!Log) br = buf + d * w;
     for (int64_t j = 0; j < w; ++j) {
       const acc v = exp_acc(e, acc(xr[j]) - m[j]);
       if constexpr (!Log) br[j] = v;
@@ -197,7 +198,8 @@ void forward_block(const T* x, U* out, int64_t size, int64_t inner, int64_t w, o
   for (int64_t j = 0; j < w; ++j) s[j] = Log ? std::log(s[j]) : acc(1) / s[j];
   for (int64_t d = 0; d < size; ++d) {
     const T* xr = x + d * inner;
-    const acc* br = buf + d * w;
+    const acc* br = nullptr;
+    if constexpr (!Log) br = buf + d * w;
     U* o = out + d * inner;
     for (int64_t j = 0; j < w; ++j) o[j] = Log ? U((acc(xr[j]) - m[j]) - s[j]) : U(br[j] * s[j]);
   }

@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Hostile inputs that once corrupted memory, hit undefined behaviour or gave
+silently wrong values; each now gives the right result or a clean error."""
+import numpy as np
+import pytest
+
+import tensorc
+
+
+def test_empty_strided_whose_bytes_overflow_is_refused():
+    # 2 * 2 elements whose extent fits int64 in elements but not in bytes.
+    with pytest.raises(MemoryError, match="empty_strided"):
+        tensorc.empty_strided((2, 2), (2**62 - 8, 100))
+
+
+def test_as_strided_reaching_past_its_storage_is_refused():
+    x = tensorc.zeros(4)
+    with pytest.raises(ValueError, match="out of bounds"):
+        x.as_strided((2, 2), (2**62, 1))
+    with pytest.raises(ValueError, match="out of bounds"):
+        x.as_strided((2,), (1,), 2**62)
+
+
+def test_inplace_and_out_over_a_transposed_self_raise_and_keep_values():
+    x = tensorc.arange(9.0).reshape(3, 3)
+    before = x.tolist()
+    with pytest.raises(ValueError, match="single memory location"):
+        x.add_(x.T)
+    with pytest.raises(ValueError, match="single memory location"):
+        tensorc.add(x, 1, out=x.T)
+    with pytest.raises(ValueError, match="single memory location"):
+        x.copy_(x.T)
+    with pytest.raises(ValueError, match="single memory location"):
+        tensorc.neg(x, out=x.T)
+    assert x.tolist() == before
+    # The PyTorch spelling of the fix works.
+    x.add_(x.T.clone())
+    assert x.tolist() == (np.arange(9.0).reshape(3, 3) * 1 + np.arange(9.0).reshape(3, 3).T).tolist()
+
+
+def test_disjoint_strided_views_of_one_tensor_still_run():
+    x = tensorc.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    x[:, 0].add_(x[:, 1])
+    assert x.tolist() == [[3.0, 2.0], [7.0, 4.0], [11.0, 6.0]]
+
+
+def test_repeat_never_returns_a_view():
+    x = tensorc.tensor([1.0, 2.0])
+    r = x.repeat(1)
+    r[0] = 5.0
+    assert x.tolist() == [1.0, 2.0]
+    r = tensorc.ones(2, 2).repeat(1, 1)
+    r.fill_(3.0)
+    assert r.tolist() == [[3.0, 3.0], [3.0, 3.0]]
+    with pytest.raises((ValueError, MemoryError)):
+        tensorc.ones(2).repeat(2**62, 8)
+
+
+def test_fill_of_an_int_tensor_with_nan_or_overflow_raises_and_keeps_values():
+    x = tensorc.tensor([1, 2], dtype=tensorc.int32)
+    for bad in (float("nan"), float("inf"), 2.0**40, 2**40):
+        with pytest.raises(ValueError, match="without overflow"):
+            x.fill_(bad)
+    assert x.tolist() == [1, 2]
+    x.fill_(7)
+    assert x.tolist() == [7, 7]
+
+
+def test_arange_at_the_int64_limits():
+    with pytest.raises((ValueError, MemoryError)):
+        tensorc.arange(0, 2**63 - 1, dtype=tensorc.int64)
+    with pytest.raises(ValueError):
+        tensorc.arange(0, float("inf"), dtype=tensorc.int64)
+    with pytest.raises(ValueError):
+        tensorc.arange(0, 1e300, dtype=tensorc.int64)
+    r = tensorc.arange(2**63 - 4, 2**63 - 1, dtype=tensorc.int64)
+    assert r.tolist() == [2**63 - 4, 2**63 - 3, 2**63 - 2]
+    r = tensorc.arange(0, 2**63 - 1, 2**62, dtype=tensorc.int64)
+    assert r.tolist() == [0, 2**62]
+
+
+def test_integer_extremes_in_scalars_are_defined():
+    x = tensorc.tensor([1, 2], dtype=tensorc.int64)
+    # sub with alpha=INT64_MIN negates alpha: wraps as int64 arithmetic does.
+    got = tensorc.sub(x, x, alpha=-(2**63)).tolist()
+    wrap = lambda v: (v + 2**63) % 2**64 - 2**63  # noqa: E731
+    assert got == [wrap(v - v * -(2**63)) for v in (1, 2)]
+    # ATen's formula scales by 10^|decimals| (infinite here): 0 * inf is nan.
+    assert np.isnan(tensorc.round(tensorc.tensor([1.5]), decimals=-(2**63)).item())
+
+
+def test_log_softmax_over_a_non_last_dim():
+    x = tensorc.randn(3, 4, 5)
+    got = tensorc.log_softmax(x, 1).numpy()
+    a = x.numpy()
+    want = a - np.log(np.exp(a - a.max(1, keepdims=True)).sum(1, keepdims=True)) - a.max(1, keepdims=True)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_split_and_unbind_of_empty_tensors():
+    x = tensorc.empty(0, 3)
+    parts = x.split(1, 1)
+    assert [tuple(p.shape) for p in parts] == [(0, 1)] * 3
+    assert [tuple(p.shape) for p in x.unbind(1)] == [(0,)] * 3
