@@ -1,5 +1,6 @@
 // The dispatcher through the C ABI: boxed calls by name, operators and kernels
 // defined at run time, fallbacks, introspection.
+#include <algorithm>
 #include <cstring>
 #include <deque>
 
@@ -116,10 +117,17 @@ void borrow_stack(const Stack& st, BorrowedValues* out) {
   }
 }
 
-// Moves stack results into C outputs (new references).
+// Moves stack results into C outputs (new references). All or nothing: a
+// value that cannot cross releases what was already made.
 void export_results(Stack& st, tc_value* outs, size_t cap, size_t* n_outs, const char* fn) {
   TC_CHECK_ARG(st.size() <= cap, fn, ": argument 'outs_cap' (", cap, ") is smaller than the ", st.size(),
                " values the op returns");
+  std::vector<tc_value> made;
+  made.reserve(st.size());
+  struct ReleaseOnThrow {
+    std::vector<tc_value>* v;
+    ~ReleaseOnThrow() { if (v) tc_values_release(v->data(), v->size()); }
+  } guard{&made};
   for (size_t i = 0; i < st.size(); ++i) {
     tc_value c{};
     IValue& v = st[i];
@@ -138,9 +146,11 @@ void export_results(Stack& st, tc_value* outs, size_t cap, size_t* n_outs, const
       case IValue::Tag::ScalarType: c.tag = TC_VALUE_DTYPE; c.u.dtype = tc_dtype(v.to_scalar_type()); break;
       default: TC_FAIL(NotImplemented, fn, ": cannot return a value of type ", v.tag_name(), " through the C ABI");
     }
-    outs[i] = c;
+    made.push_back(c);
   }
-  *n_outs = st.size();
+  guard.v = nullptr;
+  std::copy(made.begin(), made.end(), outs);
+  *n_outs = made.size();
 }
 
 // Takes ownership of a C kernel's outputs.
@@ -197,6 +207,10 @@ void run_boxed(tc_value* outs, size_t cap, size_t* n_outs, const OperatorEntry& 
                const DispatchKeySet* ks, const char* fn) {
   TC_CHECK_ARG(args || nargs == 0, fn, ": argument 'args' is NULL with nargs = ", nargs);
   TC_CHECK_ARG(outs || cap == 0, fn, ": argument 'outs' is NULL with outs_cap = ", cap);
+  // Checked before the op runs: an in-place op must not write and then fail.
+  const size_t nret = op.schema().returns.size();
+  TC_CHECK_ARG(nret <= cap, fn, ": argument 'outs_cap' (", cap, ") is smaller than the ", nret,
+               " values ", op.name(), " returns");
   Stack st;
   st.reserve(op.schema().arguments.size());
   for (size_t i = 0; i < nargs; ++i) st.push_back(to_ivalue(args[i], fn, i));

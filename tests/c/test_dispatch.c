@@ -134,6 +134,15 @@ static void test_builtin_boxed(void) {
   CHECK(tc_op_call(outs, 2, &n, "add.Tensor", args, 2) == TC_OK && equals3(outs[0].u.tensor, 2, 3, 4));
   tc_values_release(outs, n);
   CHECK(tc_op_call(outs, 0, &n, "add.Tensor", args, 2) == TC_ERROR_INVALID_ARGUMENT);
+  /* An in-place op refused for want of room for its result has not run. */
+  {
+    uint32_t v0 = 0, v1 = 0;
+    CHECK(tc_tensor_version(&v0, a) == TC_OK);
+    CHECK(tc_op_call(outs, 0, &n, "add_.Tensor", args, 2) == TC_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(tc_last_error_message(), "outs_cap") != NULL);
+    CHECK(tc_tensor_version(&v1, a) == TC_OK);
+    CHECK(v0 == v1 && equals3(a, 1, 2, 3));
+  }
   tc_tensor_release(a);
   tc_tensor_release(b);
 }
