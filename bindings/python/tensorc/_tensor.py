@@ -241,13 +241,21 @@ class Tensor(_C.TensorBase):
 
     @data.setter
     def data(self, value):
-        """Points this tensor (this Python object) at value's memory, without history."""
+        """Points this Python object at value's memory, keeping requires_grad and .grad as PyTorch's set_data does.
+
+        The object takes a new handle rather than changing the tensor behind the old one, so a call
+        running on another thread (without the GIL) keeps the tensor it was given. A kept grad whose
+        shape or dtype no longer fits the new data is dropped (PyTorch keeps it and fails later)."""
         if not isinstance(value, _C.TensorBase):
             raise TypeError("Tensor.data must be set to a Tensor, not " + type(value).__name__)
-        requires_grad = _C.tensor_requires_grad(self) and _C.tensor_is_leaf(self)
+        leaf = _C.tensor_is_leaf(self)
+        requires_grad = _C.tensor_requires_grad(self) and leaf
+        grad = _C.tensor_grad(self) if leaf else None
         _C.tensor_set_handle(self, _C.tensor_detach(value))
         if requires_grad:
             _C.tensor_set_requires_grad(self, True)
+        if grad is not None and grad.shape == self.shape and grad.dtype == self.dtype:
+            _C.tensor_set_grad(self, grad)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         from .autograd import backward

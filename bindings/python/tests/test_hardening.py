@@ -102,3 +102,15 @@ def test_split_and_unbind_of_empty_tensors():
     parts = x.split(1, 1)
     assert [tuple(p.shape) for p in parts] == [(0, 1)] * 3
     assert [tuple(p.shape) for p in x.unbind(1)] == [(0,)] * 3
+
+
+def test_updating_a_parameter_through_data_keeps_its_grad():
+    p = tensorc.ones(3, requires_grad=True)
+    (p * 2).sum().backward()
+    p.data += 1
+    assert p.grad is not None and p.grad.tolist() == [2.0, 2.0, 2.0]
+    assert p.requires_grad and p.is_leaf and p.tolist() == [2.0, 2.0, 2.0]
+    p.data = tensorc.zeros(3)
+    assert p.grad.tolist() == [2.0, 2.0, 2.0] and p.requires_grad
+    (p * 3).sum().backward()
+    assert p.grad.tolist() == [5.0, 5.0, 5.0]
