@@ -148,6 +148,50 @@ inline void blis_gemm(int64_t m, int64_t n, int64_t k, double* al, double* A, Ma
                rntm);
 }
 
+// BLIS aborts the process when one of its own allocations fails
+// (bli_malloc_align), and no abort may cross the C ABI. Its pack buffers come
+// from a pool that grows only on the first GEMMs of a context at a new thread
+// count (and bli_init allocates its tables once). Those calls first reserve
+// as much as the pool may take, plus room to spare; if that fails, the GEMM
+// is an OutOfMemory error before BLIS runs. Later calls cost nothing extra.
+constexpr size_t kBlisInitReserve = size_t(64) << 20;
+
+void reserve_or_throw(size_t bytes, const char* what) {
+  void* p = std::malloc(bytes);
+  TC_CHECK(p != nullptr, OutOfMemory, "gemm: out of memory reserving ", bytes, " bytes for ", what);
+  std::free(p);
+}
+
+const Contexts& contexts_checked() {
+  static std::atomic<bool> ready{false};
+  if (!ready.load(std::memory_order_acquire)) {
+    reserve_or_throw(kBlisInitReserve, "BLIS's first use");
+    contexts();
+    ready.store(true, std::memory_order_release);
+  }
+  return contexts();
+}
+
+template <class T>
+void reserve_pack_memory(cntx_t* cntx, int nthreads) {
+  // One high-water mark per (context, dtype): the largest thread count seen.
+  static std::atomic<int> warm[3];
+  const Contexts& c = contexts();
+  std::atomic<int>& mark = warm[cntx == c.small ? 0 : cntx == c.large ? 1 : 2];
+  if (mark.load(std::memory_order_relaxed) >= nthreads) return;
+  cntx_t* cx = cntx ? cntx : bli_gks_query_cntx();
+  const num_t dt = std::is_same_v<T, float> ? BLIS_FLOAT : BLIS_DOUBLE;
+  const size_t mc = size_t(bli_cntx_get_blksz_max_dt(dt, BLIS_MC, cx));
+  const size_t kc = size_t(bli_cntx_get_blksz_max_dt(dt, BLIS_KC, cx));
+  const size_t nc = size_t(bli_cntx_get_blksz_max_dt(dt, BLIS_NC, cx));
+  // Each thread may pack a block of A and a panel of B; double it for the
+  // pool's own bookkeeping and for the small allocations around the call.
+  reserve_or_throw(2 * size_t(nthreads) * (mc * kc + kc * nc) * sizeof(T) + (size_t(1) << 20), "GEMM packing buffers");
+  int cur = mark.load(std::memory_order_relaxed);
+  while (cur < nthreads && !mark.compare_exchange_weak(cur, nthreads)) {
+  }
+}
+
 template <class T>
 void gemm_typed(int64_t m, int64_t n, int64_t k, double alpha, MatRef a, MatRef b, double beta, MatRef c) {
   T* A = static_cast<T*>(a.data);
@@ -158,11 +202,13 @@ void gemm_typed(int64_t m, int64_t n, int64_t k, double alpha, MatRef a, MatRef 
     gemm_loop<T, T>(m, n, k, T(alpha), A, a.rs, a.cs, B, b.rs, b.cs, T(beta), C, c.rs, c.cs);
     return;
   }
-  const Contexts& ctx = contexts();
+  const Contexts& ctx = contexts_checked();
   cntx_t* cntx = g_force_default ? nullptr : work < kSmallGemm && ctx.small ? ctx.small : ctx.large;
+  const int nthreads = in_parallel_region() || work < kSmallGemm ? 1 : get_num_threads();
+  reserve_pack_memory<T>(cntx, nthreads);
   rntm_t rntm;
   bli_rntm_init(&rntm);
-  bli_rntm_set_num_threads(in_parallel_region() || work < kSmallGemm ? 1 : get_num_threads(), &rntm);
+  bli_rntm_set_num_threads(nthreads, &rntm);
   T al = T(alpha), be = T(beta);
   blis_gemm(m, n, k, &al, A, a, B, b, &be, C, c, cntx, &rntm);
 }

@@ -114,3 +114,46 @@ def test_updating_a_parameter_through_data_keeps_its_grad():
     assert p.grad.tolist() == [2.0, 2.0, 2.0] and p.requires_grad
     (p * 3).sum().backward()
     assert p.grad.tolist() == [5.0, 5.0, 5.0]
+
+
+_GEMM_UNDER_RLIMIT = r"""
+import resource, sys
+import tensorc
+tensorc.set_num_threads(1)
+a = tensorc.ones(256, 256)
+out = tensorc.empty(256, 256)
+def vm_bytes():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+# Room for small allocations, none for BLIS's first pack buffers.
+limit = vm_bytes() + (2 << 20)
+resource.setrlimit(resource.RLIMIT_AS, (limit, resource.RLIM_INFINITY))
+try:
+    tensorc.mm(a, a, out=out)
+    print("no error")
+except MemoryError as e:
+    print("MemoryError:", e)
+# Once BLIS has its buffers, the same limit no longer matters.
+resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+tensorc.mm(a, a, out=out)
+resource.setrlimit(resource.RLIMIT_AS, (limit, resource.RLIM_INFINITY))
+tensorc.mm(a, a, out=out)
+print("warm:", out[0, 0].item())
+"""
+
+
+def test_gemm_under_an_address_space_limit_raises_instead_of_aborting():
+    import os
+    import subprocess
+    import sys
+    if "asan" in os.environ.get("LD_PRELOAD", "") or "ASAN_OPTIONS" in os.environ:
+        pytest.skip("AddressSanitizer reserves terabytes of address space: RLIMIT_AS cannot be tested under it")
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    r = subprocess.run([sys.executable, "-c", _GEMM_UNDER_RLIMIT], env=env, capture_output=True, text=True,
+                       timeout=120)
+    # BLIS aborted the process here (SIGABRT) before tensorc reserved its pack memory first.
+    assert r.returncode == 0, (r.returncode, r.stdout, r.stderr)
+    assert "MemoryError: mm.out: gemm: out of memory reserving" in r.stdout, r.stdout
+    assert "warm: 256.0" in r.stdout, r.stdout
