@@ -1,4 +1,4 @@
-// Benchmark: the cost of the C++ wrapper (bindings/cpp, issue 5). A 1-element
+// Benchmark: the cost of the C++ wrapper (bindings/cpp). A 1-element
 // float32 add with a new output, one thread, three ways interleaved in one
 // process: the raw C ABI call (tc_add_Tensor + tc_tensor_release), the
 // wrapper's operator (`a + b`) and its free function (`tensorc::add(a, b)`).

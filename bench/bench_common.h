@@ -1,4 +1,4 @@
-// Shared harness for the tensorc-vs-peer benchmarks (issue 2).
+// Shared harness for the tensorc-vs-peer benchmarks.
 //
 // Method (the same for every benchmark):
 //  - Each contestant (tensorc, libtorch, BLIS, ...) is a std::function that runs

@@ -7,6 +7,7 @@
 #              "libtorch alone, as Debian ships it" GEMM table (3b).
 set -euo pipefail
 BUILD=${1:?usage: bench/run_all.sh <build-dir>}
+BUILD=$(cd "$BUILD" && pwd)  # absolute: parts below run from other directories
 BIN=$BUILD/bench
 for b in bench_dispatch bench_elementwise bench_gemm bench_gemm_torch_alone bench_autograd bench_bindings_cpp; do
   if [[ ! -x $BIN/$b ]]; then

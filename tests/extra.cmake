@@ -20,5 +20,5 @@ endif()
 tc_add_python_test(capi_bad_input ${CMAKE_CURRENT_SOURCE_DIR}/capi/bad_input.py
                    --lib $<TARGET_FILE:tensorc> --ops ${PROJECT_BINARY_DIR}/generated/ops.json)
 
-# The raw C ABI from ctypes with hand-written prototypes only (issue 5, docs/ffi.md).
+# The raw C ABI from ctypes with hand-written prototypes only(docs/ffi.md).
 tc_add_python_test(ffi_ctypes ${CMAKE_CURRENT_SOURCE_DIR}/ffi/ctypes_ffi.py $<TARGET_FILE:tensorc>)

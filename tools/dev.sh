@@ -5,17 +5,19 @@
 #                        then all of them again under AddressSanitizer + UBSan
 #   tools/dev.sh asan    only the AddressSanitizer + UBSan pass
 #   tools/dev.sh bench   build and run the benchmarks against libtorch
+#   tools/dev.sh quick   day-to-day loop: release build, no sanitizer, ctest
+#                        (extra arguments go to ctest, e.g. -L python or -R Planner)
 # Build trees: build/ (release), build-asan/. Set JOBS to override parallelism.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 JOBS=${JOBS:-$(nproc)}
 
-# Debian packages the build and the tests need (DESIGN.md "Dependencies").
+# Debian packages the build and the tests need (libtorch-dev: the test run
+# builds the benchmarks too, so they cannot rot).
 PACKAGES=(cmake g++ make pkg-config libblis-dev libffi-dev libyaml-cpp-dev libgtest-dev
           libbenchmark-dev libdlpack-dev zlib1g-dev python3 python3-numpy python3-pytest
-          swig python3-dev python3-hypothesis python3-torch)
-BENCH_PACKAGES=(libtorch-dev)
+          swig python3-dev python3-hypothesis python3-torch libtorch-dev)
 
 install_missing() {
   local missing=()
@@ -65,21 +67,27 @@ case "${1:-}" in
   test)
     install_missing "${PACKAGES[@]}"
     find_cargo
-    configure_and_build build -DTC_RUST=ON -DTC_PYTHON=ON
+    configure_and_build build -DTC_RUST=ON -DTC_PYTHON=ON -DTC_BUILD_BENCH=ON
     run_tests build
     asan_pass
+    ;;
+  quick)
+    install_missing "${PACKAGES[@]}"
+    configure_and_build build -DTC_PYTHON=ON
+    (cd build && ctest --output-on-failure -j "$JOBS" "${@:2}")
     ;;
   asan)
     install_missing "${PACKAGES[@]}"
     asan_pass
     ;;
   bench)
-    install_missing "${PACKAGES[@]}" "${BENCH_PACKAGES[@]}"
+    install_missing "${PACKAGES[@]}"
+    find_cargo
     configure_and_build build -DTC_BUILD_BENCH=ON -DTC_PYTHON=ON
     ./bench/run_all.sh build
     ;;
   *)
-    echo "usage: tools/dev.sh demo|test|asan|bench" >&2
+    echo "usage: tools/dev.sh demo|test|quick|asan|bench" >&2
     exit 2
     ;;
 esac
