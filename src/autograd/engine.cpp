@@ -152,18 +152,28 @@ class GraphTask {
       for (const Edge& e : fn->next_edges()) leads_to_capture |= e.is_valid() && needed_[e.function.get()];
       if (!leads_to_capture) return release_dependents(fn, ready);
     }
-    for (const auto& [input_nr, slot] : fn->retained_grads()) {
-      const Tensor& g = inputs[input_nr];
-      if (!g.defined()) continue;
-      *slot = slot->defined() ? tc::add(*slot, g) : (create_graph_ ? g : tc::clone(g));
-    }
-
     variable_list outputs;
-    bool any_defined = false;
-    for (const Tensor& t : inputs) any_defined |= t.defined();
-    if (any_defined || fn->num_inputs() == 0) outputs = fn->apply(std::move(inputs));
-    // Saved tensors are freed; unpacking one later reports the second backward.
-    if (!keep_graph_) fn->release_variables();
+    {
+      // Another thread's backward may run this node too (graphs share the
+      // accumulator of a shared leaf, and all of a shared non-leaf's
+      // history): what a node reads and changes while it runs (saved
+      // tensors, retained grads, a custom function's context, a leaf's .grad)
+      // is used by one pass at a time. Dependency counts and input buffers
+      // are this task's own.
+      std::lock_guard<std::mutex> lock(fn->mutex());
+      for (const auto& [input_nr, slot] : fn->retained_grads()) {
+        const Tensor& g = inputs[input_nr];
+        if (!g.defined()) continue;
+        std::lock_guard<std::mutex> slot_lock(slot->mutex);
+        slot->grad = slot->grad.defined() ? tc::add(slot->grad, g) : (create_graph_ ? g : tc::clone(g));
+      }
+      bool any_defined = false;
+      for (const Tensor& t : inputs) any_defined |= t.defined();
+      if (any_defined || fn->num_inputs() == 0) outputs = fn->apply(std::move(inputs));
+      // Saved tensors are freed; unpacking one later reports the second backward.
+      if (!keep_graph_) fn->release_variables();
+    }
+    // Edges never change while the node is referenced: read without the lock.
     const auto& edges = fn->next_edges();
     TC_CHECK(outputs.empty() || outputs.size() == edges.size(), Runtime, "backward: function ", fn->name(),
              " returned ", outputs.size(), " gradients, expected ", edges.size());

@@ -20,23 +20,38 @@ uint32_t Node::add_input_metadata(const Tensor& t) {
 }
 
 void delete_node(Node* n) {
-  // Take the edges out before the node dies, so that destroying it does not
-  // recursively destroy the nodes behind them; release those one by one.
-  std::vector<std::shared_ptr<Node>> pending;
-  auto take_edges = [&pending](Node* node) {
+  // Each node's edges are taken out before it dies, so that destroying it
+  // does not recursively destroy the nodes behind them; they are released
+  // one by one from a list. A node is only ever taken apart here, by its own
+  // deleter, i.e. after its last reference went (shared_ptr's count orders
+  // every other owner's use before this), never because a count looked like
+  // 1: another thread may still reach such a node (a leaf's accumulator,
+  // through the leaf's cache) and be using it.
+  //
+  // Nodes whose last reference drops while this thread is already in here
+  // (released from the list, or from inside a node's destructor) add their
+  // edges to the running loop's list instead of starting their own.
+  thread_local std::vector<std::shared_ptr<Node>>* t_pending = nullptr;
+  auto take_edges = [](Node* node, std::vector<std::shared_ptr<Node>>& into) {
     for (Edge& e : node->mutable_next_edges())
-      if (e.function) pending.push_back(std::move(e.function));
+      if (e.function) into.push_back(std::move(e.function));
     node->mutable_next_edges().clear();
   };
-  take_edges(n);
+  if (t_pending) {
+    take_edges(n, *t_pending);
+    delete n;
+    return;
+  }
+  std::vector<std::shared_ptr<Node>> pending;
+  t_pending = &pending;
+  take_edges(n, pending);
   delete n;
   while (!pending.empty()) {
     std::shared_ptr<Node> next = std::move(pending.back());
     pending.pop_back();
-    if (next.use_count() == 1) take_edges(next.get());
-    // `next` dies here when this was its last reference; its own edges are
-    // already in `pending`.
+    next.reset();  // the last reference: its edges join `pending`
   }
+  t_pending = nullptr;
 }
 
 void throw_released(const Node& n) {
@@ -52,16 +67,31 @@ AccumulateGrad::AccumulateGrad(const Tensor& variable) : variable_(variable) { a
 variable_list AccumulateGrad::apply(variable_list&& grads) {
   Tensor& g = grads[0];
   if (!g.defined()) return {};
+  // The leaf has its meta: it required grad when this node was made.
   AutogradMeta& m = materialize_meta(variable_);
-  if (!m.grad_.defined()) {
+  if (!GradMode::is_enabled()) {
+    // The read, the add and the replacement are one step under the leaf's
+    // lock: backward calls on other threads accumulating into this leaf, and
+    // set_grad/grad, see the sum before or after, never half of it.
+    std::lock_guard<std::mutex> lock(m.mutex_);
     // Keep the incoming gradient unless someone else may still change it.
-    if (GradMode::is_enabled()) m.grad_ = g;  // create_graph: keep its history
-    else m.grad_ = g.use_count() == 1 && g.is_contiguous() ? g : tc::clone(g);
-  } else if (GradMode::is_enabled()) {
-    m.grad_ = tc::add(m.grad_, g);  // create_graph: out of place, differentiable
-  } else {
-    m.grad_.add_(g);
+    if (!m.grad_.defined()) m.grad_ = g.use_count() == 1 && g.is_contiguous() ? g : tc::clone(g);
+    else m.grad_.add_(g);
+    return {};
   }
+  // create_graph: the sum is a differentiable op, and recording it takes the
+  // lock of any leaf it adds (the incoming gradient may be this very leaf,
+  // as in backward(x.clone(), x, create_graph)), so it is computed outside
+  // the lock. The engine holds this node's lock, and a leaf has one
+  // accumulator at a time, so no other backward changes .grad in between.
+  Tensor old;
+  {
+    std::lock_guard<std::mutex> lock(m.mutex_);
+    old = m.grad_;
+  }
+  Tensor updated = old.defined() ? tc::add(old, g) : g;  // out of place, keeps history
+  std::lock_guard<std::mutex> lock(m.mutex_);
+  std::swap(m.grad_, updated);  // the old value is released after the lock
   return {};
 }
 

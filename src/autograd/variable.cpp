@@ -1,12 +1,28 @@
 #include "autograd/variable.h"
 
+#include <cstdint>
+
 #include "autograd/grad_mode.h"
 
 namespace tc::autograd {
 
 AutogradMeta* get_meta(const Tensor& t) { return static_cast<AutogradMeta*>(t.impl()->autograd_meta()); }
 
+namespace {
+// Creating a tensor's meta is check-then-set: two threads doing it at once
+// would each make one, and one would be freed under the other. A lock from a
+// small striped table (by TensorImpl address) makes it once; creation is rare
+// per tensor, and tensors that already have their meta (every tensor that
+// requires grad) never take it.
+std::mutex& creation_lock(const TensorImpl* impl) {
+  static std::mutex locks[64];
+  return locks[(reinterpret_cast<std::uintptr_t>(impl) / alignof(std::max_align_t)) % 64];
+}
+}  // namespace
+
 AutogradMeta& materialize_meta(const Tensor& t) {
+  if (auto* m = get_meta(t)) return *m;
+  std::lock_guard<std::mutex> lock(creation_lock(t.impl()));
   if (auto* m = get_meta(t)) return *m;
   auto m = std::make_unique<AutogradMeta>();
   AutogradMeta* raw = m.get();
@@ -41,12 +57,21 @@ void set_requires_grad(const Tensor& t, bool requires_grad) {
   sync_key(t);
 }
 
-const Tensor& grad(const Tensor& t) {
-  static const Tensor kUndefined;
+// .grad of a leaf, or the retained grad of a non-leaf: read and replaced
+// under the tensor's lock (and the slot's), since backward on another thread
+// may be accumulating into it. Tensors are copied in and out under the lock;
+// the value replaced is released after it.
+Tensor grad(const Tensor& t) {
   AutogradMeta* m = get_meta(t);
-  if (!m) return kUndefined;
-  if (m->grad_fn_ && m->retained_grad_) return *m->retained_grad_;
-  return m->grad_;
+  if (!m) return Tensor();
+  std::shared_ptr<GradSlot> slot;
+  {
+    std::lock_guard<std::mutex> lock(m->mutex_);
+    if (!m->grad_fn_ || !m->retained_grad_) return m->grad_;
+    slot = m->retained_grad_;
+  }
+  std::lock_guard<std::mutex> lock(slot->mutex);
+  return slot->grad;
 }
 
 void set_grad(const Tensor& t, const Tensor& g) {
@@ -58,12 +83,26 @@ void set_grad(const Tensor& t, const Tensor& g) {
                    " but the tensor has shape ", t.sizes());
     TC_CHECK(g.device() == t.device(), Device, "set_grad: assigned grad is on ", g.device(),
                     " but the tensor is on ", t.device());
-    AutogradMeta& m = materialize_meta(t);
-    if (m.grad_fn_ && m.retained_grad_) *m.retained_grad_ = g;
-    else m.grad_ = g;
-  } else if (AutogradMeta* m = get_meta(t)) {
-    m->grad_ = Tensor();
-    if (m->retained_grad_) *m->retained_grad_ = Tensor();
+  }
+  AutogradMeta* m = g.defined() ? &materialize_meta(t) : get_meta(t);
+  if (!m) return;
+  Tensor old, old_retained;  // released after the locks
+  std::shared_ptr<GradSlot> slot;
+  {
+    std::lock_guard<std::mutex> lock(m->mutex_);
+    // A non-leaf that retains its grad gets a new one in its slot, anything
+    // else in .grad; clearing clears both.
+    const bool into_slot = g.defined() && m->grad_fn_ && m->retained_grad_;
+    if (!into_slot) {
+      old = std::move(m->grad_);
+      m->grad_ = g;
+    }
+    if (into_slot || !g.defined()) slot = m->retained_grad_;
+  }
+  if (slot) {
+    std::lock_guard<std::mutex> lock(slot->mutex);
+    old_retained = std::move(slot->grad);
+    slot->grad = g;
   }
 }
 
@@ -85,14 +124,20 @@ void retain_grad(const Tensor& t) {
   TC_CHECK(t.requires_grad(), Runtime, "retain_grad: can't retain_grad on Tensor that has requires_grad=False");
   if (is_leaf(t)) return;  // leaves keep their grad anyway
   AutogradMeta& m = materialize_meta(t);
-  if (m.retained_grad_) return;
-  m.retained_grad_ = std::make_shared<Tensor>();
-  m.grad_fn_->add_retained_grad(m.output_nr_, m.retained_grad_);
+  std::shared_ptr<GradSlot> slot;
+  {
+    std::lock_guard<std::mutex> lock(m.mutex_);
+    if (m.retained_grad_) return;
+    slot = m.retained_grad_ = std::make_shared<GradSlot>();
+  }
+  m.grad_fn_->add_retained_grad(m.output_nr_, std::move(slot));  // takes the node's lock
 }
 
 bool retains_grad(const Tensor& t) {
   AutogradMeta* m = get_meta(t);
-  return m && (m->retained_grad_ != nullptr || (m->requires_grad_ && !m->grad_fn_));
+  if (!m) return false;
+  std::lock_guard<std::mutex> lock(m->mutex_);
+  return m->retained_grad_ != nullptr || (m->requires_grad_ && !m->grad_fn_);
 }
 
 Tensor detach(const Tensor& t) {
@@ -115,6 +160,11 @@ void detach_(const Tensor& t) {
 
 std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
   AutogradMeta& m = materialize_meta(t);
+  // Every op on a leaf that requires grad comes here, on any thread: the
+  // check and the cache update are one step, so a leaf has one accumulator
+  // at a time (two would each add into .grad unaware of the other) and the
+  // cache is never read half-written.
+  std::lock_guard<std::mutex> lock(m.mutex_);
   if (auto acc = m.grad_accumulator_.lock()) return acc;
   auto acc = make_node<AccumulateGrad>(t);
   m.grad_accumulator_ = acc;

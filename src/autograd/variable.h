@@ -2,8 +2,18 @@
 // state lives in TensorImpl's autograd-meta slot; a tensor that requires grad
 // also carries the Autograd dispatch key, so tensors that do not never reach
 // an autograd kernel (the hot path stays free of autograd).
+//
+// Threads, as in PyTorch: a leaf that requires grad may be shared by threads
+// that run ops on it and backward into it at once. What those change lazily
+// is locked per tensor: the meta is created under a lock, the leaf's
+// AccumulateGrad is made and cached under the meta's mutex_, and .grad (and a
+// retained grad) is read, accumulated into and replaced under it. Plain
+// tensors never take a lock. Not locked, as in PyTorch: set_requires_grad,
+// detach_ and in-place ops on a tensor other threads are using, and reading
+// .grad's values while a backward adds into them (it is updated in place).
 #pragma once
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "autograd/node.h"
@@ -11,12 +21,15 @@
 namespace tc::autograd {
 
 struct AutogradMeta final : AutogradMetaInterface {
+  // Guards grad_, grad_accumulator_ and retained_grad_ (the pointer; the
+  // slot has its own lock).
+  std::mutex mutex_;
   bool requires_grad_ = false;  // a leaf's flag; non-leaves require grad through grad_fn_
   Tensor grad_;
   std::shared_ptr<Node> grad_fn_;
   std::weak_ptr<Node> grad_accumulator_;  // a leaf's AccumulateGrad, made on first use
   uint32_t output_nr_ = 0;
-  std::shared_ptr<Tensor> retained_grad_;  // non-leaves after retain_grad(): filled by backward
+  std::shared_ptr<GradSlot> retained_grad_;  // non-leaves after retain_grad(): filled by backward
   // Views of tensors that require grad: the base, and the shared version when
   // the view was made (an in-place change through the base or another view
   // after that would make this view's recorded history stale).
@@ -28,11 +41,11 @@ struct AutogradMeta final : AutogradMetaInterface {
 };
 
 AutogradMeta* get_meta(const Tensor& t);               // nullptr when none
-AutogradMeta& materialize_meta(const Tensor& t);       // creates it
+AutogradMeta& materialize_meta(const Tensor& t);       // creates it (under a lock: one meta per tensor)
 
 // ---- the user-facing surface ----
 void set_requires_grad(const Tensor& t, bool requires_grad);  // leaves only, floating dtypes only
-const Tensor& grad(const Tensor& t);                          // undefined when none
+Tensor grad(const Tensor& t);                                 // undefined when none
 void set_grad(const Tensor& t, const Tensor& grad);           // undefined clears it
 const std::shared_ptr<Node>& grad_fn(const Tensor& t);        // nullptr for leaves
 bool is_leaf(const Tensor& t);
@@ -61,7 +74,8 @@ void check_inplace(const Tensor& self, const char* op);
 // Marks `view` (an op's output aliasing `base`) as a view for autograd.
 void set_view_of(const Tensor& view, const Tensor& base);
 
-// The accumulator of a leaf that requires grad (made once, then shared).
+// The accumulator of a leaf that requires grad (made once, then shared
+// while any graph holds it; made and cached under the meta's mutex_).
 std::shared_ptr<Node> grad_accumulator(const Tensor& t);
 
 // ---- inline definitions ----
