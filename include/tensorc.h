@@ -15,7 +15,13 @@
  *
  * Thread safety: reference counts are atomic; concurrent reads of a tensor are
  * safe; writing a tensor while another thread reads or writes it is a data
- * race. The last error, grad mode and the current stream are thread-local.
+ * race. Autograd state is the exception, as in PyTorch: recording ops on a
+ * shared tensor that requires grad, backward accumulating into its .grad,
+ * tc_tensor_grad, tc_tensor_set_grad and tc_tensor_retain_grad are locked
+ * per tensor, so threads may share a leaf for forward and backward (not
+ * tc_tensor_set_requires_grad or tc_tensor_detach_; and .grad's values are
+ * added to in place, so read them once the backward calls returned).
+ * The last error, grad mode and the current stream are thread-local.
  * The dispatcher's registration functions are thread-safe.
  *
  * This header is C99 and also compiles as C++.

@@ -12,8 +12,10 @@
 //!
 //! - [`Tensor`]: one reference to a tensor (`Clone` = another reference,
 //!   [`Tensor::deep_clone`] = a copy, `Drop` = release). `Send`, not `Sync`;
-//!   a clone or view sent to another thread is the same tensor, so it must
-//!   not be written there while used here (see [`Tensor`], "Threads").
+//!   a clone or view sent to another thread is the same tensor: forward and
+//!   backward through a shared leaf are safe (grad accumulation is locked),
+//!   writing its data or flags while it is used here is not (see [`Tensor`],
+//!   "Threads").
 //! - Every schema op is generated from `schema/ops.yaml`: a method on `Tensor`
 //!   where the schema says `variants: method`, and a free function in [`ops`]
 //!   for `variants: function` and factories. Naming: `name.overload` ->

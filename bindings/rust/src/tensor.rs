@@ -28,25 +28,28 @@ use crate::types::{Device, Kind, Scalar};
 /// moved to and dropped on any thread (tensorc frees the tensor wherever the
 /// last reference goes).
 ///
-/// `Tensor` is deliberately not `Sync`. Many `&self` methods are not
-/// read-only for tensorc: `backward` accumulates into the `.grad` of leaves,
-/// `set_requires_grad`, `set_grad` and `retain_grad` change autograd state,
-/// and an op on a tensor that requires grad records a graph node that points
-/// at it. The C ABI only promises that concurrent *reads* are safe, so `&Tensor`
-/// cannot be shared between threads. Grad mode and the last error are per
-/// thread.
+/// `Tensor` is deliberately not `Sync`. Some `&self` methods write state that
+/// tensorc does not lock: in-place ops write the data, and
+/// `set_requires_grad` and `detach_` change the tensor's autograd flags. Grad
+/// mode and the last error are per thread.
+///
+/// Sharing a leaf for forward and backward is safe: as in PyTorch, tensorc
+/// locks grad accumulation and lazily made autograd state per tensor.
+/// Threads holding clones of one leaf that requires grad may each run ops on
+/// it and call `backward`; recording the leaf's accumulator, adding into
+/// `.grad`, `grad()`, `set_grad` and `retain_grad` take the tensor's lock,
+/// and the final `.grad` is the sum of every thread's gradients.
 ///
 /// `!Sync` is not a full guarantee: `Tensor` is `Send` and `Clone` (a counted
 /// reference, like `Arc`), so safe code can send a `clone()`, a view or a
 /// `grad()` of a tensor to another thread and reach the same tensor, storage
-/// or `.grad` from two threads. tensorc does not lock them, so writing through
-/// one handle (an in-place op, `backward` into a shared leaf, `set_grad`,
-/// `set_requires_grad`, `retain_grad`, `detach_`) while another thread uses the
-/// same tensor is a data race in tensorc, i.e. undefined behaviour that the
-/// compiler cannot catch here. Keep each tensor (with its clones and views)
-/// written by one thread at a time and read by none meanwhile: give each
-/// thread its own parameters (`deep_clone`), or lock around shared ones. See
-/// docs/rust.md, "Threads".
+/// or `.grad` from two threads. Writing a tensor's data (an in-place op, an
+/// optimizer step) or its flags (`set_requires_grad`, `detach_`) while
+/// another thread uses it, or reading `.grad`'s values while a `backward` on
+/// another thread adds into them, is a data race in tensorc, i.e. undefined
+/// behaviour that the compiler cannot catch here. Do such writes while no
+/// other thread uses the tensor (join the workers, or lock around the
+/// update step). See docs/rust.md, "Threads".
 #[repr(transparent)]
 pub struct Tensor {
     raw: NonNull<sys::tc_tensor_s>,
