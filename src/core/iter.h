@@ -101,7 +101,8 @@ class TensorIter {
   // Nothing the caller can see is written before all checks have passed: a
   // failed build leaves every output as it was. An input that shares memory
   // with a written output other than element for element (x.add_(x.T)) is
-  // read through a copy, so results never depend on the loop's order.
+  // refused as in PyTorch; where the exact check gives up it is read through
+  // a copy, so results never depend on the loop's order.
   void build();
 
   // ---- results of build() ----
