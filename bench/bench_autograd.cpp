@@ -57,7 +57,7 @@ struct TcMlp {
     for (tc_tensor p : {w1, b1, w2, b2}) {
       tc_tensor g = nullptr;
       TC_OK_OR_DIE(tc_tensor_grad(&g, p));
-      TC_OK_OR_DIE(tc_add__Tensor(p, g, &neg_lr));
+      TC_OK_OR_DIE(tc_add_inplace_Tensor(p, g, &neg_lr));
       TC_OK_OR_DIE(tc_tensor_set_grad(p, nullptr));
       tc_tensor_release(g);
     }

@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
       return 3;
     }
     tc_tensor_release(c);
-    TC_OK_OR_DIE(tc_add__Tensor(tacc, tb, nullptr));
+    TC_OK_OR_DIE(tc_add_inplace_Tensor(tacc, tb, nullptr));
     pacc.add_(pb);
     if (read_float(tacc) != pacc.item<float>()) {
       std::fprintf(stderr, "bench_dispatch: tensorc add_ disagrees with Tensor::add_\n");
@@ -66,8 +66,8 @@ int main(int argc, char** argv) {
                      tc_tensor_release(c);
                    }},
                   {"libtorch", [&] { at::Tensor c = at::add(pa, pb); }}});
-  rows.push_back({"add_ in place (tc_add__Tensor vs Tensor::add_)",
-                  {"tensorc", [&] { tc_add__Tensor(tacc, tb, nullptr); }},
+  rows.push_back({"add_ in place (tc_add_inplace_Tensor vs Tensor::add_)",
+                  {"tensorc", [&] { tc_add_inplace_Tensor(tacc, tb, nullptr); }},
                   {"libtorch", [&] { pacc.add_(pb); }}});
   rows.push_back({"add_out (tc_add_out vs at::add_out)",
                   {"tensorc", [&] { tc_add_out(tout, ta, tb, nullptr); }},

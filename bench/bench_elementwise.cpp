@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
     tc_tensor_release(c);
     TC_OK_OR_DIE(tc_add_out(tout, ta, tb, nullptr));
     check("add_out", max_rel_err(tc_floats(tout), want.data_ptr<float>(), n), 0);
-    TC_OK_OR_DIE(tc_add__Tensor(tacc, tb, nullptr));
+    TC_OK_OR_DIE(tc_add_inplace_Tensor(tacc, tb, nullptr));
     pacc.add_(pb);
     check("add_", max_rel_err(tc_floats(tacc), pacc.data_ptr<float>(), n), 0);
     at::Tensor e = at::exp(pa);
@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
                   {"tensorc", [&] { tc_add_out(tout, ta, tb, nullptr); }},
                   {"libtorch", [&] { at::add_out(pout, pa, pb); }}});
   rows.push_back({"a.add_(b) in place", 3 * mb,
-                  {"tensorc", [&] { tc_add__Tensor(tacc, tb, nullptr); }},
+                  {"tensorc", [&] { tc_add_inplace_Tensor(tacc, tb, nullptr); }},
                   {"libtorch", [&] { pacc.add_(pb); }}});
   rows.push_back({"exp_out (preallocated)", 2 * mb,
                   {"tensorc", [&] { tc_exp_out(tout, ta); }},

@@ -36,7 +36,7 @@ int main(void) {
 
   /* y = x * 2 + b   (b broadcasts over the rows) */
   TRY(tc_mul_Scalar(&y, x, two));
-  TRY(tc_add__Tensor(y, b, NULL));
+  TRY(tc_add_inplace_Tensor(y, b, NULL));
   show("x * 2 + b", y);
 
   TRY(tc_sum_dim_IntList(&s, y, dims, 1, NULL, NULL));

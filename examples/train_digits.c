@@ -254,9 +254,9 @@ int main(int argc, char** argv) {
         tc_scalar neg_lr = tc_scalar_float(-lr);
         TRY(tc_tensor_grad(&g, params[i]));
         keep(&s, g);
-        TRY(tc_mul__Scalar(velocity[i], tc_scalar_float(momentum)));
-        TRY(tc_add__Tensor(velocity[i], g, NULL));
-        TRY(tc_add__Tensor(params[i], velocity[i], &neg_lr));
+        TRY(tc_mul_inplace_Scalar(velocity[i], tc_scalar_float(momentum)));
+        TRY(tc_add_inplace_Tensor(velocity[i], g, NULL));
+        TRY(tc_add_inplace_Tensor(params[i], velocity[i], &neg_lr));
         TRY(tc_tensor_set_grad(params[i], NULL));
       }
       TRY(tc_grad_mode_pop());

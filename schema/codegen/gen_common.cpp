@@ -254,6 +254,17 @@ bool same_args(const FunctionSchema& wrapper, const FunctionSchema& functional) 
 
 }  // namespace
 
+// The C entry's name: "tc_" + namespace + name + overload, spelled without
+// "__" (C++ reserves every identifier containing it): an in-place op's
+// trailing '_' becomes "_inplace" (add_.Tensor -> tc_add_inplace_Tensor,
+// relu_ -> tc_relu_inplace) and ATen's internal ops, whose names start with
+// '_', become "internal_..." (_to_copy -> tc_internal_to_copy).
+std::string c_entry_name(const OperatorName& n) {
+  std::string name = n.is_inplace() ? n.base_name() + "_inplace" : n.name;
+  if (!name.empty() && name[0] == '_') name = "internal" + name;
+  return "tc_" + c_ident((n.ns.empty() ? "" : n.ns + "_") + name + (n.overload.empty() ? "" : "_" + n.overload));
+}
+
 Model build_model(const std::vector<NativeFunction>& nfs, std::vector<LoadError>* errors) {
   Model m;
   m.ops.reserve(nfs.size());
@@ -264,7 +275,10 @@ Model build_model(const std::vector<NativeFunction>& nfs, std::vector<LoadError>
     const auto& n = nf.func.name;
     op.qualified = n.qualified();
     op.ident = c_ident((n.ns.empty() ? "" : n.ns + "_") + n.name + (n.overload.empty() ? "" : "_" + n.overload));
-    op.c_name = "tc_" + op.ident;
+    op.c_name = c_entry_name(n);
+    if (op.c_name.find("__") != std::string::npos)
+      errors->push_back({nf.file, nf.line, "c-name-reserved",
+                         op.c_name + " contains \"__\", which C++ reserves; rename the op", ""});
     op.cpp_name = nf.func.kind() == SchemaKind::Out ? n.base_name() + "_out" : n.name;
     if (!c_names.insert(op.c_name).second)
       errors->push_back({nf.file, nf.line, "c-name-collision", "two ops map to the C name " + op.c_name, ""});

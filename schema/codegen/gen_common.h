@@ -13,6 +13,7 @@ namespace tc::codegen {
 using schema::Argument;
 using schema::BaseType;
 using schema::FunctionSchema;
+using schema::OperatorName;
 using schema::Return;
 using schema::SchemaKind;
 using schema::Type;
@@ -72,6 +73,7 @@ std::string c_output_name(const FunctionSchema& s, size_t i);
 const Argument* aliased_argument(const FunctionSchema& s, const Return& r);
 
 std::string c_ident(const std::string& s);  // sanitise to an identifier
+std::string c_entry_name(const OperatorName& n);  // "tc_add_inplace_Tensor" for add_.Tensor
 std::string escape_c_string(const std::string& s);
 
 class Writer {

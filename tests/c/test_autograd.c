@@ -75,8 +75,8 @@ static void test_gradients_and_sgd(void) {
     CHECK_OK(tc_grad_mode_push(false));
     {
       tc_scalar lr = tc_scalar_float(0.02);
-      CHECK_OK(tc_sub__Tensor(w, gw, &lr));
-      CHECK_OK(tc_sub__Tensor(b, gb, &lr));
+      CHECK_OK(tc_sub_inplace_Tensor(w, gw, &lr));
+      CHECK_OK(tc_sub_inplace_Tensor(b, gb, &lr));
     }
     CHECK_OK(tc_grad_mode_pop());
     CHECK_OK(tc_tensor_set_grad(w, NULL));
@@ -95,7 +95,7 @@ static void test_gradients_and_sgd(void) {
   {
     double before = elem(w, 0);
     tc_scalar two = tc_scalar_float(2.0);
-    CHECK_FAILS_WITH(tc_mul__Scalar(w, two), TC_ERROR_RUNTIME, "leaf Variable that requires grad");
+    CHECK_FAILS_WITH(tc_mul_inplace_Scalar(w, two), TC_ERROR_RUNTIME, "leaf Variable that requires grad");
     CHECK(elem(w, 0) == before);
   }
   tc_tensor_release(x);

@@ -271,7 +271,7 @@ class Tensor(_C.TensorBase):
                 device = _device_cls("cuda", 0)
         if not copy and (dtype is None or dtype is self.dtype) and (device is None or device == self.device):
             return self
-        return _C.tc__to_copy(self, dtype, device, non_blocking)
+        return _C.tc_internal_to_copy(self, dtype, device, non_blocking)
 
     def cpu(self):
         return self.to("cpu")
