@@ -212,8 +212,10 @@ TC_API void tc_tensor_release(tc_tensor t);
 
 /* ---- tensor creation ----------------------------------------------------- */
 /* A function a caller gives tensorc to free memory it lent: called once with
- * the `ctx` and `data` given to tc_tensor_from_blob. */
-typedef void (*tc_blob_deleter)(void* ctx, void* data);
+ * the `data` and `user_data` given to tc_tensor_from_blob. Every callback in
+ * this header takes its caller-chosen pointer as its last parameter, named
+ * user_data, and every registration passes it right after the callback. */
+typedef void (*tc_blob_deleter)(void* data, void* user_data);
 
 /* *out = a new contiguous CPU tensor of `dtype` and shape sizes[0..ndim),
  * holding a copy of the row-major buffer `data` (numel * element size bytes).
@@ -228,18 +230,19 @@ TC_API tc_status tc_tensor_from_data(tc_tensor* out, const void* data, tc_dtype 
 /* *out = a tensor over memory the caller lends, without a copy. `strides` are
  * in elements and non-negative (NULL = contiguous); element 0 is at `data`.
  * The tensor cannot be resized. On success tensorc owns the memory: if
- * `deleter` is not NULL it is called exactly once, deleter(ctx, data), when
+ * `deleter` is not NULL it is called exactly once, deleter(data, user_data), when
  * the last reference to the tensor (or to a view of it) goes away, on
  * whatever thread drops it. On failure the deleter is NOT called and the
  * caller keeps ownership of `data`. `data` may be NULL only when numel is 0.
  * The caller owns *out.
  * Errors: TC_ERROR_TYPE (bad dtype code, names 'dtype'); TC_ERROR_DEVICE (bad
  * device, names 'device'); TC_ERROR_INVALID_ARGUMENT (negative size or
- * stride, NULL pointer); TC_ERROR_OUT_OF_MEMORY (sizes or the strided extent
+ * stride, NULL pointer, `data` not aligned to the element size, bool bytes
+ * other than 0 and 1); TC_ERROR_OUT_OF_MEMORY (sizes or the strided extent
  * overflow int64, allocation failed). */
 TC_API tc_status tc_tensor_from_blob(tc_tensor* out, void* data, tc_dtype dtype, const int64_t* sizes,
                                      const int64_t* strides, size_t ndim, tc_device device,
-                                     tc_blob_deleter deleter, void* ctx);
+                                     tc_blob_deleter deleter, void* user_data);
 
 /* *out = a new zero-dim CPU tensor holding `value` converted to *dtype, or to
  * the value's default dtype when dtype is NULL (bool -> bool, int -> int64,
@@ -442,22 +445,22 @@ typedef struct tc_function_ctx_s* tc_function_ctx;
 /* Writes n_outputs new tensor references into outputs (they start as NULL).
  * Inputs are borrowed. */
 typedef tc_status (*tc_function_forward_fn)(tc_tensor* outputs, size_t n_outputs, tc_function_ctx ctx,
-                                            const tc_value* inputs, size_t n_inputs, void* payload);
+                                            const tc_value* inputs, size_t n_inputs, void* user_data);
 /* Writes into grad_inputs[i] (n_inputs entries, all NULL on entry) a new
  * reference to the gradient of input i, or leaves NULL for none. Every
  * grad_outputs[j] is borrowed and defined (zeros where an output got no
  * gradient). Ops used here are recorded under create_graph, so a backward
  * written with tensorc ops supports higher-order gradients. */
 typedef tc_status (*tc_function_backward_fn)(tc_tensor* grad_inputs, size_t n_inputs, tc_function_ctx ctx,
-                                             const tc_tensor* grad_outputs, size_t n_outputs, void* payload);
+                                             const tc_tensor* grad_outputs, size_t n_outputs, void* user_data);
 
 /* *out = a new function definition (release with tc_function_release).
- * `name` is copied. `payload` is passed to both callbacks; payload_destroy
+ * `name` is copied. `user_data` is passed to both callbacks; user_data_free
  * (may be NULL) runs once, when the last user of the definition (the handle
- * or a graph that recorded it) is gone. On error payload_destroy is not called.
+ * or a graph that recorded it) is gone. On error user_data_free is not called.
  * Errors: TC_ERROR_INVALID_ARGUMENT for NULL name/forward/backward. */
 TC_API tc_status tc_function_create(tc_function* out, const char* name, tc_function_forward_fn forward,
-                                    tc_function_backward_fn backward, void* payload, void (*payload_destroy)(void*));
+                                    tc_function_backward_fn backward, void* user_data, void (*user_data_free)(void*));
 /* Drops the caller's reference. NULL is fine. */
 TC_API void tc_function_release(tc_function f);
 /* Runs `f` on inputs[0..n_inputs) (borrowed); outputs[0..n_outputs) receive
@@ -472,12 +475,12 @@ TC_API tc_status tc_function_apply(tc_tensor* outputs, size_t n_outputs, tc_func
  * Only tensor outputs are differentiable; in backward, grad_outputs[j] is
  * NULL for a non-tensor output j. */
 typedef tc_status (*tc_function_forward_values_fn)(tc_value* outputs, size_t n_outputs, tc_function_ctx ctx,
-                                                   const tc_value* inputs, size_t n_inputs, void* payload);
+                                                   const tc_value* inputs, size_t n_inputs, void* user_data);
 /* tc_function_create for a forward with non-tensor outputs; apply it with
  * tc_function_apply_values. */
 TC_API tc_status tc_function_create_values(tc_function* out, const char* name, tc_function_forward_values_fn forward,
-                                           tc_function_backward_fn backward, void* payload,
-                                           void (*payload_destroy)(void*));
+                                           tc_function_backward_fn backward, void* user_data,
+                                           void (*user_data_free)(void*));
 /* Runs `f` (either kind); outputs[0..n_outputs) receive its values (tensors
  * as new references; release them with tc_values_release). On error outputs
  * are left unchanged. Errors: TC_ERROR_TYPE when forward produced a value of
@@ -609,8 +612,8 @@ typedef struct tc_dispatch_ctx_s* tc_dispatch_ctx;
 
 /** A boxed kernel: args are borrowed for the call; outs receives one value per
  *  return (new references); set *n_outs. */
-typedef tc_status (*tc_boxed_kernel)(void* user_data, tc_dispatch_ctx ctx, const tc_value* args, size_t nargs,
-                                     tc_value* outs, size_t outs_cap, size_t* n_outs);
+typedef tc_status (*tc_boxed_kernel)(tc_dispatch_ctx ctx, const tc_value* args, size_t nargs, tc_value* outs,
+                                     size_t outs_cap, size_t* n_outs, void* user_data);
 
 /** Registers a boxed kernel for one operator and key. user_data_free (may be
  *  NULL) runs when the kernel is replaced for good or at exit. */

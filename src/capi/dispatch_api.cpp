@@ -183,7 +183,7 @@ void call_boxed_c(const OperatorEntry& op, DispatchKeySet ks, Stack* stack, void
   borrow_stack(*stack, &args);
   std::vector<tc_value> outs(op.schema().returns.size() + 4);
   size_t n_outs = 0;
-  tc_status st = k->fn(k->user_data, &dctx, args.values.data(), args.values.size(), outs.data(), outs.size(), &n_outs);
+  tc_status st = k->fn(&dctx, args.values.data(), args.values.size(), outs.data(), outs.size(), &n_outs, k->user_data);
   if (st != TC_OK) {
     tc_values_release(outs.data(), n_outs <= outs.size() ? n_outs : outs.size());
     const char* msg = tc_last_error_message();

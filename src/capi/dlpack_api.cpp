@@ -73,7 +73,7 @@ tc_dtype from_dl_dtype(DLDataType d, const char* fn) {
 }
 
 // tc_blob_deleter for imported memory: hands the DLManagedTensor back.
-void call_dlpack_deleter(void* ctx, void*) {
+void call_dlpack_deleter(void*, void* ctx) {
   auto* m = static_cast<DLManagedTensor*>(ctx);
   if (m->deleter) m->deleter(m);
 }

@@ -13,7 +13,7 @@ struct tc_function_s {
   std::shared_ptr<const ag::FunctionDef> def;
   tc_function_forward_fn forward = nullptr;                // one of the two forwards
   tc_function_forward_values_fn forward_values = nullptr;
-  void* payload = nullptr;
+  void* user_data = nullptr;
 };
 
 namespace {
@@ -44,7 +44,7 @@ namespace {
 
 // The shared part of tc_function_create and tc_function_create_values.
 tc_function make_function(const char* fn, tc_function* out, const char* name, bool forward_given,
-                          tc_function_backward_fn backward, void* payload, void (*payload_destroy)(void*)) {
+                          tc_function_backward_fn backward, void* user_data, void (*user_data_free)(void*)) {
   TC_CHECK_ARG(out, fn, ": argument 'out' is NULL (expected a valid pointer or handle)");
   TC_CHECK_ARG(name, fn, ": argument 'name' is NULL (expected a valid pointer or handle)");
   TC_CHECK_ARG(forward_given, fn, ": argument 'forward' is NULL (expected a valid pointer or handle)");
@@ -52,7 +52,7 @@ tc_function make_function(const char* fn, tc_function* out, const char* name, bo
   auto def = std::make_shared<ag::FunctionDef>();
   def->name = name;
   const std::string who = std::string(name) + " backward";
-  def->backward = [backward, payload, who](ag::FunctionCtx& ctx, const ag::variable_list& grads) {
+  def->backward = [backward, user_data, who](ag::FunctionCtx& ctx, const ag::variable_list& grads) {
     // One entry per forward output; NULL for a non-tensor output.
     std::vector<tc_tensor> go;
     if (ctx.tensor_output_positions.empty()) {
@@ -63,7 +63,7 @@ tc_function make_function(const char* fn, tc_function* out, const char* name, bo
         go[ctx.tensor_output_positions[j]] = borrowed(grads[j]);
     }
     std::vector<tc_tensor> gi(ctx.num_inputs(), nullptr);
-    tc_status st = backward(gi.data(), gi.size(), to_handle(ctx), go.data(), go.size(), payload);
+    tc_status st = backward(gi.data(), gi.size(), to_handle(ctx), go.data(), go.size(), user_data);
     ag::variable_list result;
     for (tc_tensor h : gi)  // adopt every reference the callback handed over, even on failure
       result.push_back(h ? tc::Tensor(tc::intrusive_ptr<tc::TensorImpl>::adopt(tc::capi::impl_of(h))) : tc::Tensor());
@@ -71,10 +71,10 @@ tc_function make_function(const char* fn, tc_function* out, const char* name, bo
     return result;
   };
   auto* handle = new tc_function_s;
-  if (payload_destroy) def->on_destroy = [payload, payload_destroy] { payload_destroy(payload); };
-  // The definition (and so the payload) outlives the handle while graphs use it.
+  if (user_data_free) def->on_destroy = [user_data, user_data_free] { user_data_free(user_data); };
+  // The definition (and so the user_data) outlives the handle while graphs use it.
   handle->def = std::move(def);
-  handle->payload = payload;
+  handle->user_data = user_data;
   return handle;
 }
 
@@ -90,23 +90,23 @@ ag::variable_list by_position(const tc_value* inputs, size_t n_inputs) {
 }  // namespace
 
 TC_API tc_status tc_function_create(tc_function* out, const char* name, tc_function_forward_fn forward,
-                                    tc_function_backward_fn backward, void* payload, void (*payload_destroy)(void*)) {
+                                    tc_function_backward_fn backward, void* user_data, void (*user_data_free)(void*)) {
   constexpr const char* fn = "tc_function_create";
   TC_CAPI_BEGIN
-  tc_function f = make_function(fn, out, name, forward != nullptr, backward, payload,
-                                payload_destroy);
+  tc_function f = make_function(fn, out, name, forward != nullptr, backward, user_data,
+                                user_data_free);
   f->forward = forward;
   *out = f;
   TC_CAPI_END(fn)
 }
 
 TC_API tc_status tc_function_create_values(tc_function* out, const char* name, tc_function_forward_values_fn forward,
-                                           tc_function_backward_fn backward, void* payload,
-                                           void (*payload_destroy)(void*)) {
+                                           tc_function_backward_fn backward, void* user_data,
+                                           void (*user_data_free)(void*)) {
   constexpr const char* fn = "tc_function_create_values";
   TC_CAPI_BEGIN
-  tc_function f = make_function(fn, out, name, forward != nullptr, backward, payload,
-                                payload_destroy);
+  tc_function f = make_function(fn, out, name, forward != nullptr, backward, user_data,
+                                user_data_free);
   f->forward_values = forward;
   *out = f;
   TC_CAPI_END(fn)
@@ -126,7 +126,7 @@ std::vector<tc_value> apply_impl(tc_function f, const tc_value* inputs, size_t n
     ag::variable_list tensors;
     if (f->forward) {  // a tensor-only forward
       std::vector<tc_tensor> outs(n_outputs, nullptr);
-      tc_status st = f->forward(outs.data(), n_outputs, to_handle(ctx), inputs, n_inputs, f->payload);
+      tc_status st = f->forward(outs.data(), n_outputs, to_handle(ctx), inputs, n_inputs, f->user_data);
       for (size_t i = 0; i < n_outputs; ++i) {
         values[i].tag = outs[i] ? TC_VALUE_TENSOR : TC_VALUE_NONE;
         values[i].u.tensor = outs[i];
@@ -141,7 +141,7 @@ std::vector<tc_value> apply_impl(tc_function f, const tc_value* inputs, size_t n
           TC_FAIL(Runtime, name, ": forward left output ", i, " of ", n_outputs, " NULL");
         }
     } else {
-      tc_status st = f->forward_values(values.data(), n_outputs, to_handle(ctx), inputs, n_inputs, f->payload);
+      tc_status st = f->forward_values(values.data(), n_outputs, to_handle(ctx), inputs, n_inputs, f->user_data);
       if (st != TC_OK) {
         tc_values_release(values.data(), values.size());
         rethrow_callback(st, name + " forward");

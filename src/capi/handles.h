@@ -66,7 +66,7 @@ void write_string(char* buf, size_t capacity, size_t* needed, const std::string&
 
 // A tensor over memory a caller lends (tc_tensor_from_blob's contract, shared
 // with DLPack import): checks every argument, naming `fn`; on success
-// deleter(ctx, data) runs once with the last reference, on failure never.
+// deleter(data, ctx) runs once with the last reference, on failure never.
 Tensor tensor_over_memory(void* data, tc_dtype dtype, const int64_t* sizes, const int64_t* strides, size_t ndim,
                           tc_device device, tc_blob_deleter deleter, void* ctx, const char* fn);
 

@@ -58,7 +58,7 @@ struct BlobOwner {
   bool armed;
   static void release(void* self, void* data) {
     auto* o = static_cast<BlobOwner*>(self);
-    if (o->armed) o->deleter(o->ctx, data);
+    if (o->armed) o->deleter(data, o->ctx);
     delete o;
   }
 };

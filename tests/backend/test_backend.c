@@ -7,7 +7,7 @@
 #include <string.h>
 #include <tensorc.h>
 
-static void free_buffer(void* ctx, void* data) {
+static void free_buffer(void* data, void* ctx) {
   (void)ctx;
   free(data);
 }

@@ -54,8 +54,8 @@ static tc_status failing_kernel(tc_tensor* out, tc_tensor self) {
 
 static int tracer_calls = 0;
 /* A boxed fallback on the Tracer key: counts, then hands the call on. */
-static tc_status tracer_fallback(void* user, tc_dispatch_ctx ctx, const tc_value* args, size_t nargs, tc_value* outs,
-                                 size_t cap, size_t* n_outs) {
+static tc_status tracer_fallback(tc_dispatch_ctx ctx, const tc_value* args, size_t nargs, tc_value* outs, size_t cap,
+                                 size_t* n_outs, void* user) {
   const char* name = NULL;
   tc_dispatch_key key = -1;
   (void)user;
@@ -171,7 +171,7 @@ static void test_fallbacks(void) {
   tc_tensor_release(b);
 }
 
-static void noop_free(void* ctx, void* data) {
+static void noop_free(void* data, void* ctx) {
   (void)ctx;
   (void)data;
 }

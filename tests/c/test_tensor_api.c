@@ -27,7 +27,7 @@ static void check_err_(tc_status st, tc_status code, const char* fn, const char*
 
 static int g_deleted = 0;
 static void *g_deleted_data = NULL, *g_deleted_ctx = NULL;
-static void counting_deleter(void* ctx, void* data) {
+static void counting_deleter(void* data, void* ctx) {
   ++g_deleted;
   g_deleted_ctx = ctx;
   g_deleted_data = data;

@@ -109,7 +109,7 @@ b_data = (ctypes.c_float * 6)(10, 20, 30, 40, 50, 60)
 
 
 @Deleter
-def on_delete(ctx, data):
+def on_delete(data, user_data):
     deleted.append(data)
 
 

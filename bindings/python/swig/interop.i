@@ -74,7 +74,7 @@ PyObject* tensor_to_bytes(PyObject* self);
  * it under the tensor. tensorc may drop its last reference on any thread, with
  * or without the GIL, so the deleter takes the GIL itself. */
 %{
-static void tcpy_release_lent_buffer(void* ctx, void* data) {
+static void tcpy_release_lent_buffer(void* data, void* ctx) {
   (void)data;
   /* After interpreter shutdown the array's memory went with it: nothing to do. */
   if (!Py_IsInitialized()) return;

@@ -188,7 +188,7 @@ impl tc_value {
     }
 }
 
-pub type tc_blob_deleter = Option<unsafe extern "C" fn(ctx: *mut c_void, data: *mut c_void)>;
+pub type tc_blob_deleter = Option<unsafe extern "C" fn(data: *mut c_void, user_data: *mut c_void)>;
 pub type tc_function_forward_fn = Option<
     unsafe extern "C" fn(
         outputs: *mut tc_tensor,
@@ -196,7 +196,7 @@ pub type tc_function_forward_fn = Option<
         ctx: tc_function_ctx,
         inputs: *const tc_value,
         n_inputs: usize,
-        payload: *mut c_void,
+        user_data: *mut c_void,
     ) -> tc_status,
 >;
 pub type tc_function_backward_fn = Option<
@@ -206,7 +206,7 @@ pub type tc_function_backward_fn = Option<
         ctx: tc_function_ctx,
         grad_outputs: *const tc_tensor,
         n_outputs: usize,
-        payload: *mut c_void,
+        user_data: *mut c_void,
     ) -> tc_status,
 >;
 pub type tc_function_forward_values_fn = Option<
@@ -216,7 +216,7 @@ pub type tc_function_forward_values_fn = Option<
         ctx: tc_function_ctx,
         inputs: *const tc_value,
         n_inputs: usize,
-        payload: *mut c_void,
+        user_data: *mut c_void,
     ) -> tc_status,
 >;
 pub type tc_destroy_fn = Option<unsafe extern "C" fn(*mut c_void)>;
@@ -236,13 +236,13 @@ pub struct tc_gradcheck_options {
 pub type tc_fn_ptr = Option<unsafe extern "C" fn()>;
 pub type tc_boxed_kernel = Option<
     unsafe extern "C" fn(
-        user_data: *mut c_void,
         ctx: tc_dispatch_ctx,
         args: *const tc_value,
         nargs: usize,
         outs: *mut tc_value,
         outs_cap: usize,
         n_outs: *mut usize,
+        user_data: *mut c_void,
     ) -> tc_status,
 >;
 
@@ -352,8 +352,8 @@ extern "C" {
         name: *const c_char,
         forward: tc_function_forward_fn,
         backward: tc_function_backward_fn,
-        payload: *mut c_void,
-        payload_destroy: tc_destroy_fn,
+        user_data: *mut c_void,
+        user_data_free: tc_destroy_fn,
     ) -> tc_status;
     pub fn tc_function_release(f: tc_function);
     pub fn tc_function_apply(
@@ -368,8 +368,8 @@ extern "C" {
         name: *const c_char,
         forward: tc_function_forward_values_fn,
         backward: tc_function_backward_fn,
-        payload: *mut c_void,
-        payload_destroy: tc_destroy_fn,
+        user_data: *mut c_void,
+        user_data_free: tc_destroy_fn,
     ) -> tc_status;
     pub fn tc_function_apply_values(
         outputs: *mut tc_value,

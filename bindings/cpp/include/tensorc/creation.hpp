@@ -39,7 +39,7 @@ inline const int64_t* blob_strides(IntArrayRef sizes, IntArrayRef strides) {
 inline Tensor from_blob(void* data, IntArrayRef sizes, const int64_t* strides, ScalarType dtype, Device device,
                         std::function<void(void*)>* deleter) {
   using Fn = std::function<void(void*)>;
-  tc_blob_deleter trampoline = [](void* ctx, void* p) noexcept {  // never unwinds into C
+  tc_blob_deleter trampoline = [](void* p, void* ctx) noexcept {  // never unwinds into C
     Fn* f = static_cast<Fn*>(ctx);
     try {
       (*f)(p);
