@@ -3,6 +3,10 @@
 #   tools/dev.sh demo    install what is missing, build, train the digits MLP (examples/train_digits.c)
 #   tools/dev.sh test    install what is missing, build, run every test suite,
 #                        then all of them again under AddressSanitizer + UBSan
+#                        (with a 60 s run of each fuzz target), then the
+#                        thread tests under ThreadSanitizer
+#   tools/dev.sh fuzz    libFuzzer (clang) on every fuzz target, 600 s each
+#                        (FUZZ_SECONDS to change)
 #   tools/dev.sh asan    only the AddressSanitizer + UBSan pass
 #   tools/dev.sh bench   build and run the benchmarks against libtorch
 #   tools/dev.sh quick   day-to-day loop: release build, no sanitizer, ctest
@@ -50,12 +54,14 @@ run_tests() {  # build dir
 }
 
 # Every suite under ASan + UBSan (any report fails the run: the build uses
-# -fno-sanitize-recover, LeakSanitizer checks the C and C++ suites).
+# -fno-sanitize-recover, LeakSanitizer checks the C and C++ suites), then a
+# short run of each fuzz target in the same build.
 asan_pass() {
   find_cargo
   configure_and_build build-asan -DTC_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTC_RUST=ON \
-    -DTC_PYTHON=ON
+    -DTC_PYTHON=ON -DTC_FUZZ=ON
   ASAN_OPTIONS=detect_leaks=1 run_tests build-asan
+  FUZZ_BUILD=build-asan tools/fuzz.sh "${FUZZ_SECONDS:-60}"
 }
 
 case "${1:-}" in
@@ -70,6 +76,11 @@ case "${1:-}" in
     configure_and_build build -DTC_RUST=ON -DTC_PYTHON=ON -DTC_BUILD_BENCH=ON
     run_tests build
     asan_pass
+    tools/tsan.sh
+    ;;
+  fuzz)
+    install_missing "${PACKAGES[@]}" clang libclang-rt-dev libomp-dev
+    tools/fuzz.sh "${FUZZ_SECONDS:-600}"
     ;;
   quick)
     install_missing "${PACKAGES[@]}"
@@ -87,7 +98,7 @@ case "${1:-}" in
     ./bench/run_all.sh build
     ;;
   *)
-    echo "usage: tools/dev.sh demo|test|quick|asan|bench" >&2
+    echo "usage: tools/dev.sh demo|test|quick|asan|fuzz|bench" >&2
     exit 2
     ;;
 esac

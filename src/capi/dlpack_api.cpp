@@ -122,7 +122,10 @@ TC_API tc_status tc_tensor_from_dlpack(tc_tensor* out, DLManagedTensor* src) {
   TC_CHECK(dev_type == TC_DEVICE_CPU || dev_type == TC_DEVICE_CUDA, Device, fn, ": argument 'src' is on DLPack device type ",
            dev_type, ", expected CPU (1) or CUDA (2)");
   tc_device device{dev_type, dev_type == TC_DEVICE_CPU ? -1 : d.device.device_id};
-  void* data = d.data ? static_cast<char*>(d.data) + d.byte_offset : nullptr;
+  uintptr_t addr = 0;  // data + byte_offset, checked: the offset comes from outside
+  TC_CHECK_ARG(!d.data || !__builtin_add_overflow(reinterpret_cast<uintptr_t>(d.data), d.byte_offset, &addr), fn,
+               ": argument 'src' has a byte_offset (", d.byte_offset, ") past the end of the address space");
+  void* data = d.data ? reinterpret_cast<void*>(addr) : nullptr;
   tc::Tensor x = tc::capi::tensor_over_memory(data, dtype, d.shape, d.strides, size_t(d.ndim), device,
                                               &call_dlpack_deleter, src, fn);
   *out = tc::capi::new_handle(std::move(x));

@@ -316,7 +316,9 @@ void TensorIter::general_layout() {
       int64_t s = 0;
       if (td >= 0) {
         const int64_t sz = t->sizes()[size_t(td)];
-        s = (sz == 1 && shape_[k] != 1) ? 0 : t->strides()[size_t(td)] * es;
+        // A size-1 dim's stride (and any stride of an empty tensor) is never
+        // walked and may be huge: 0 keeps the byte stride from overflowing.
+        s = (sz == 1 || numel_ == 0) ? 0 : t->strides()[size_t(td)] * es;
       }
       strides_[k * nops_ + i] = s;
     }
@@ -405,11 +407,15 @@ void TensorIter::allocate_in_iteration_order(Operand& o) {
 
 // Merge neighbouring dims that every operand walks as one (ATen's coalesce).
 void TensorIter::coalesce() {
-  if (ndim_ <= 1) return;
+  // Nothing runs over an empty iteration, whose sizes may overflow when merged.
+  if (ndim_ <= 1 || numel_ == 0) return;
   auto can_merge = [&](int d0, int d1) {
     if (shape_[d0] == 1 || shape_[d1] == 1) return true;
-    for (int i = 0; i < nops_; ++i)
-      if (shape_[d0] * strides_[d0 * nops_ + i] != strides_[d1 * nops_ + i]) return false;
+    for (int i = 0; i < nops_; ++i) {
+      int64_t span = 0;  // checked: an empty tensor may carry any strides
+      if (__builtin_mul_overflow(shape_[d0], strides_[d0 * nops_ + i], &span) || span != strides_[d1 * nops_ + i])
+        return false;
+    }
     return true;
   };
   auto copy_strides = [&](int dst, int src) {

@@ -27,7 +27,9 @@ DimVector contiguous_strides(IntArrayRef sizes) {
   int64_t s = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     st[i] = s;
-    s *= sizes[i] > 1 ? sizes[i] : 1;
+    // Only an empty tensor's sizes can overflow here (checked_numel refuses
+    // the rest); its strides are never walked, so saturating is enough.
+    if (__builtin_mul_overflow(s, sizes[i] > 1 ? sizes[i] : 1, &s)) s = INT64_MAX;
   }
   return st;
 }
@@ -46,12 +48,14 @@ bool storage_nbytes(IntArrayRef sizes, IntArrayRef strides, int64_t offset, int6
 }
 
 bool compute_is_contiguous(IntArrayRef sizes, IntArrayRef strides) {
+  // Empty first: an empty tensor's other sizes may overflow when multiplied.
+  for (int64_t s : sizes)
+    if (s == 0) return true;
   int64_t expected = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
-    if (sizes[i] == 0) return true;
     if (sizes[i] == 1) continue;
     if (strides[i] != expected) return false;
-    expected *= sizes[i];
+    expected *= sizes[i];  // a non-empty tensor's numel fits int64
   }
   return true;
 }

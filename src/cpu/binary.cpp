@@ -51,18 +51,21 @@ void check_sub(TensorOrNumber a, TensorOrNumber b, const char* name) {
 template <class T>
 T add_alpha(T a, T b, opmath_t<T> w) {
   if constexpr (std::is_same_v<T, bool>) return a || (w && b);
+  else if constexpr (std::is_integral_v<T>) return cpu::wrapping_add(a, cpu::wrapping_mul(T(w), b));
   else return opmath_t<T>(a) + w * opmath_t<T>(b);
 }
 
 template <class T>
 T add_plain(T a, T b) {
   if constexpr (std::is_same_v<T, bool>) return a || b;
+  else if constexpr (std::is_integral_v<T>) return cpu::wrapping_add(a, b);
   else return opmath_t<T>(a) + opmath_t<T>(b);
 }
 
 template <class T>
 T mul_plain(T a, T b) {
   if constexpr (std::is_same_v<T, bool>) return a && b;
+  else if constexpr (std::is_integral_v<T>) return cpu::wrapping_mul(a, b);
   else return opmath_t<T>(a) * opmath_t<T>(b);
 }
 
@@ -271,9 +274,9 @@ T powi(T a, T b) {
       return T(0);
     }
   }
-  using U = std::make_unsigned_t<T>;
+  using U = cpu::wrap_t<T>;  // at least unsigned int: no promotion to signed int
   U base = U(a), result = 1;
-  for (U e = U(b); e; e >>= 1) {
+  for (U e = U(std::make_unsigned_t<T>(b)); e; e >>= 1) {
     if (e & 1) result = U(result * base);
     base = U(base * base);
   }

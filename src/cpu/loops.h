@@ -152,11 +152,22 @@ inline void setup_binary(TensorIter& it, Tensor& out, TensorOrNumber a, TensorOr
   if (w == Write::InPlace) it.resize_outputs(false);
 }
 
-// Integer negation that wraps instead of overflowing (INT_MIN stays INT_MIN).
+// Integer arithmetic that wraps as PyTorch's does instead of overflowing
+// (undefined for signed types). The unsigned type is at least `unsigned`, so
+// narrow types do not promote back to a signed int.
+template <class T>
+using wrap_t = std::make_unsigned_t<std::common_type_t<T, unsigned>>;
 template <class T>
 inline T wrapping_neg(T a) {
-  using U = std::make_unsigned_t<T>;
-  return T(U(U(0) - U(a)));
+  return T(wrap_t<T>(wrap_t<T>(0) - wrap_t<T>(a)));
+}
+template <class T>
+inline T wrapping_add(T a, T b) {
+  return T(wrap_t<T>(wrap_t<T>(a) + wrap_t<T>(b)));
+}
+template <class T>
+inline T wrapping_mul(T a, T b) {
+  return T(wrap_t<T>(wrap_t<T>(a) * wrap_t<T>(b)));
 }
 
 // True when operand `op` of a built iterator holds a zero (in its loop dtype)

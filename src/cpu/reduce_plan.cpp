@@ -8,13 +8,16 @@ namespace tc::cpu {
 namespace {
 
 // Merges neighbours (outer, inner) when outer_stride == inner_stride * inner_size.
+// Products are checked: an empty tensor may carry any sizes and strides.
 void coalesce(DimVector& sizes, DimVector& strides) {
   DimVector s, st;
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] == 1) continue;
     size_t n = s.size();
-    if (n && st[n - 1] == strides[i] * sizes[i]) {
-      s[n - 1] *= sizes[i];
+    int64_t span = 0, merged = 0;
+    if (n && !__builtin_mul_overflow(strides[i], sizes[i], &span) && st[n - 1] == span &&
+        !__builtin_mul_overflow(s[n - 1], sizes[i], &merged)) {
+      s[n - 1] = merged;
       st[n - 1] = strides[i];
     } else {
       s.push_back(sizes[i]);
