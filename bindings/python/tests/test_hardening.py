@@ -157,3 +157,21 @@ def test_gemm_under_an_address_space_limit_raises_instead_of_aborting():
     assert r.returncode == 0, (r.returncode, r.stdout, r.stderr)
     assert "MemoryError: mm.out: gemm: out of memory reserving" in r.stdout, r.stdout
     assert "warm: 256.0" in r.stdout, r.stdout
+
+
+def test_empty_tensors_with_huge_sizes_reduce_and_copy():
+    # Found by fuzzing: merging an empty tensor's other sizes overflowed.
+    x = tensorc.empty(0, 2**62, 5)
+    assert x.sum().item() == 0.0
+    assert x.is_contiguous()
+    y = x.as_strided((0, 3, 5), (1, 2**62, 2**61))
+    assert y.sum().item() == 0.0 and (y + 1).numel() == 0
+
+
+def test_integer_arithmetic_wraps_as_pytorch():
+    big = tensorc.tensor([2**62, -(2**63)], dtype=tensorc.int64)
+    assert (big * 4).tolist() == [0, 0]
+    assert (big + big).tolist() == [-(2**63), 0]
+    assert tensorc.add(big, big, alpha=3).tolist() == [0, 0]
+    s = tensorc.tensor([300], dtype=tensorc.int16)
+    assert tensorc.pow(s, 3).tolist() == [np.int16(300) ** np.int16(3)]
