@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Benchmark 4: autograd. tensorc's C ABI against libtorch's C++ API, same
 // process, interleaved (bench_common.h):
 //  - recording overhead: a 1-element add on tensors that require grad;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Benchmark: the cost of the C++ wrapper (bindings/cpp). A 1-element
 // float32 add with a new output, one thread, three ways interleaved in one
 // process: the raw C ABI call (tc_add_Tensor + tc_tensor_release), the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Shared harness for the tensorc-vs-peer benchmarks.
 //
 // Method (the same for every benchmark):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Benchmark 1: dispatch overhead. A 1-element float32 add through tensorc's C
 // ABI against libtorch's C++ API (at::add), one thread: new output, in place,
 // and into a preallocated out tensor. Prints one markdown table.

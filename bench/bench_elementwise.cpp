@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Benchmark 2: memory-bound element-wise ops and a reduction on 16M float32
 // elements (64 MiB per tensor), tensorc's C ABI against libtorch, at the thread
 // count given by --threads. Prints one markdown table with times, GB/s and ratios.

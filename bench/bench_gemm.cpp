@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Benchmark 3: square GEMM, float32 and float64, tensorc's tc_mm against
 // libtorch's at::mm and against BLIS called directly (bli_?gemm_ex) with its
 // AVX-512 "skx" kernels, at the thread count given by --threads.

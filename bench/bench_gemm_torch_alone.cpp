@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Benchmark 3b: libtorch's at::mm alone in a process, as Debian ships it.
 //
 // In bench_gemm, libtorch's sgemm_/dgemm_ bind to the libblis.so.4 that tensorc

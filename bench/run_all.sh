@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs every benchmark and prints markdown tables (BENCHMARKS.md).
 #   bench/run_all.sh <build-dir>      (tools/dev.sh bench builds and calls this)
 # The build must have been configured with -DTC_BUILD_BENCH=ON.

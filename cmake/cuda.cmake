@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The CUDA backend builds wherever nvcc is found (TC_CUDA=AUTO) or is required (ON).
 set(TC_HAVE_CUDA OFF)
 if(NOT TC_CUDA STREQUAL "OFF")

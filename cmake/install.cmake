@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 include(CMakePackageConfigHelpers)
 install(TARGETS tensorc EXPORT tensorcTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Tests run by Debian's /usr/bin/python3 (never the first python3 on PATH,
 # which may not see Debian's packages).
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # train_digits on bad input: a clear message and exit code 2, never a crash.
 set -u
 demo=$1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A tour of tensorc's C ABI: tensors, broadcasting ops, reductions, matmul,
  * views, errors as status codes, and the dispatcher's table for one op.
  * (The autograd issue turns this into a training demo.) */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Trains a 2-layer MLP (64 -> 64 -> 10) on the handwritten digits set with
  * SGD + momentum, through tensorc's C ABI only: autograd for the gradients,
  * in-place updates under no_grad. Prints the loss per epoch, the held-out

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Trains a 2-layer MLP (64 -> 64 -> 10) on the handwritten digits set with
 // SGD + momentum, through the C++ wrapper (tensorc.hpp): the C++ port of
 // train_digits.c, with the same data, split, shuffle and hyper-parameters.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Trains the digits MLP of train_digits.c (64 -> 64 -> ReLU -> 10, SGD with
 momentum 0.9, lr 0.1, batches of 32, 30 epochs, 20 % held out) with
 tensorc.nn and tensorc.optim, and prints the held-out accuracy.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Checks beyond the per-file test executables.
 add_test(NAME install_tree COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/install/run.sh ${PROJECT_BINARY_DIR})
 # Its consumers are built without sanitizers: they load an ASan library like python3 does.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # tensorc's one entry point for a fresh Debian 12 machine.
 #   tools/dev.sh demo    install what is missing, build, train the digits MLP (examples/train_digits.c)
 #   tools/dev.sh test    install what is missing, build, run every test suite,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One training epoch of the digits MLP (64-64-10, batch 32, SGD lr 0.1
 momentum 0.9, cross-entropy), written the same way with tensorc.nn/optim and
 with Debian's torch 1.13, interleaved in one process.

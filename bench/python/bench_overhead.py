@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Per-op overhead of the Python module: 1-element add through tensorc,
 Debian's torch 1.13 and NumPy, interleaved in one process.
 

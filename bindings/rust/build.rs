@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Finds libtensorc and the generated op surface (sys_ops.rs, ops.rs), in this order:
 //!
 //! 1. `TENSORC_LIB_DIR` (the directory holding libtensorc.so) and optionally

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "codegen/derivatives.h"
 
 #include <yaml-cpp/yaml.h>

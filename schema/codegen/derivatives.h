@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // schema/derivatives.yaml loaded against the ops model: per op, one backward
 // formula per differentiable input (or per group of inputs), checked strictly.
 //

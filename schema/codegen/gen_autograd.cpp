@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Backward nodes and Autograd kernels from schema/derivatives.yaml
 // (tensorc_gen/autograd.h, autograd.cpp). One node class per entry; one
 // kernel per functional op with an entry and per in-place sibling of one.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The op part of the C ABI: declarations (tensorc_ops.h) and entry points
 // (capi_ops.cpp) that check handles, convert arguments, call the C++ op
 // function and turn every exception into a status.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Shared helpers for the generator modules: names, type mappings, defaults,
 // and the grouping of in-place/out ops with their functional siblings.
 #pragma once

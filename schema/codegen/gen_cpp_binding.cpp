@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The op surface of the header-only C++ wrapper (bindings/cpp), written to
 // include/tensorc_ops.hpp: inline functions in namespace tensorc that call
 // the generated C entry points (tensorc_ops.h) and nothing else.

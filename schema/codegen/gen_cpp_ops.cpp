@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The C++ op functions (tc::add ...), the Tensor methods, and their
 // definitions: find the operator once, compute the key set, call the kernel
 // unboxed when it has that form, else box the arguments.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Kernel declarations (tensorc_gen/native_functions.h), the generated
 // out=/in-place wrappers, and register_builtin_ops(): every schema defined,
 // every kernel registered with its unboxed pointer and a boxed adapter.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The op surface of the Rust crate (bindings/rust), over the C ABI alone:
 //   rust/sys_ops.rs  the extern "C" declaration of every generated C entry point
 //   rust/ops.rs      safe methods on `Tensor` (variants: method) and free

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tc_codegen: reads schema/ops.yaml and writes the op surface into the build
 // tree. Files are rewritten only when their content changes, so an edit to
 // one op does not rebuild everything.

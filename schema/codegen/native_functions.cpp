@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // ops.yaml -> NativeFunction, with the file-level rules of native_functions.h.
 // Every check records an error and goes on, so one run reports everything.
 #include "codegen/native_functions.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // ops.yaml loaded into the schema model, with the file-level rules checked.
 // Used by the generator and by the schema tests.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Functions with a user-written backward (torch.autograd.Function): the
 // forward runs with grad mode off; its outputs get a node that calls the
 // user's backward. Language bindings (C, C++, Python, Rust) wrap this core.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Runs backward graphs: dependency counting so each node runs once, after
 // all its gradients arrived; latest-created nodes first; no recursion (a
 // chain of 100,000 nodes is fine).

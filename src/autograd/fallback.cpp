@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The Autograd kernel of every op that has neither a derivatives.yaml entry
 // nor a CompositeImplicitAutograd decomposition. It runs the op below
 // autograd and, when an input requires grad, gives the op's floating outputs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "autograd/formulas.h"
 
 #include <algorithm>

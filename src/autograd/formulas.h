@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Helpers that schema/derivatives.yaml formulas call. Written with tc:: ops
 // only, so every gradient is itself differentiable (create_graph).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Backward formulas of the indexing, sort and scan ops (declared in formulas.h). Each one
 // is written with dispatched tc:: ops, so it is recorded under create_graph.
 #include "autograd/formulas.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "autograd/grad_mode.h"
 
 #include <vector>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Grad mode: whether ops record the graph on this thread (thread-local, as
 // in PyTorch). Guards restore the previous state.
 #pragma once

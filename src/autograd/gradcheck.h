@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // gradcheck / gradgradcheck: compare the gradients backward computes with
 // central finite differences (float64 inputs), as torch.autograd.gradcheck.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "autograd/node.h"
 
 #include "autograd/grad_mode.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The backward graph: a Node per recorded op, Edges to the nodes of its
 // inputs. A node's inputs are the gradients of its op's outputs; its outputs
 // are the gradients of the op's differentiable inputs, sent along next_edges.

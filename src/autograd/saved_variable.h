@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A tensor a node keeps for its backward formula, with the version it had
 // when saved: unpacking after an in-place change is an error naming the op
 // and both versions. An op's own output is saved without its history (which

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Per-tensor autograd state and the functions that read and change it. The
 // state lives in TensorImpl's autograd-meta slot; a tensor that requires grad
 // also carries the Autograd dispatch key, so tensors that do not never reach

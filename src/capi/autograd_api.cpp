@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The autograd part of the C ABI (include/tensorc.h, "autograd").
 #include <cstring>
 

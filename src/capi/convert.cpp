@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Conversions between C ABI values and core types, and the tensor list
 // handle. Every converter throws tc::Error naming the op and the argument;
 // callers run inside TC_CAPI_BEGIN / TC_CAPI_END.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The dispatcher through the C ABI: boxed calls by name, operators and kernels
 // defined at run time, fallbacks, introspection.
 #include <algorithm>

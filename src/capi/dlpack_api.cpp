@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // DLPack in the C ABI: a tensor exported as a DLManagedTensor keeps the
 // tensor alive until the consumer calls its deleter; a DLManagedTensor
 // imported as a tensor is called back (its deleter) when the last reference

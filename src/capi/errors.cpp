@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The thread-local last error of the C ABI: set_error / set_op_error record
 // it (never throwing), tc_last_error_* read it.
 #include <cstring>

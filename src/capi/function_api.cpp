@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Custom functions from C (include/tensorc.h, "custom functions"): the C
 // callbacks wrapped around tc::autograd::apply_function.
 #include <memory>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Random generator handles. A tc_generator is a tc::GeneratorImpl* carrying
 // exactly one strong reference, like a tc_tensor.
 #include "capi/handles.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The C ABI's side of the boundary: handle <-> Tensor conversion and the
 // try/catch wrapper every entry point uses. A tc_tensor is a TensorImpl*
 // carrying exactly one strong reference.

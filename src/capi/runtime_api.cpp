@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Process-wide runtime settings of the C ABI: the library version and the
 // thread budget of parallel kernels.
 #include "capi/handles.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Hand-written tensor entry points of the C ABI: lifecycle, creation from
 // user memory, and read-only accessors. Ops live in the generated part.
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Advanced indexing, NumPy's rules as PyTorch applies them: index.Tensor
 // (x[i, :, j]) and index_put (x[i, :, j] = v), decomposed into views and the
 // slice ops of cpu/index.cpp (CompositeImplicitAutograd: autograd comes from

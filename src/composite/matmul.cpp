@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // matmul (CompositeImplicitAutograd): PyTorch's 1-D / 2-D / batched rules,
 // decomposed into mm, bmm and views through the generated op functions, so
 // autograd comes from those ops.

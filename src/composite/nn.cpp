@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Neural-network ops as CompositeImplicitAutograd decompositions (ATen's):
 // softmax / log_softmax, nll_loss, cross_entropy_loss, dropout, layer_norm
 // and linear, written with the generated op functions only, so autograd

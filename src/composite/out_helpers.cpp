@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "composite/out_helpers.h"
 
 #include "tensorc_gen/ops.h"

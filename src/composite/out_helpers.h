@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Shared by the generated out=/in-place wrappers: validate, then copy a
 // computed result into the destination. Every check happens before the first
 // write, so a failed op leaves its destination unchanged.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // repeat and constant_pad_nd as decompositions (CompositeImplicitAutograd):
 // autograd comes from expand, reshape, narrow and cat.
 #include <vector>

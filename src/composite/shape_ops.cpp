@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Copy-based shape ops: contiguous, clone, _to_copy / to, and resize_. They
 // allocate through the dispatched factories and move data with tc::copy_, so
 // one kernel serves every backend; cross-device and cross-dtype copies are

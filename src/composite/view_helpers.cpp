@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "composite/view_helpers.h"
 
 #include <algorithm>

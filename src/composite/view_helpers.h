@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Shape arithmetic shared by the view kernels (view_ops.cpp, view_split.cpp)
 // and the copy-based composites (view_implicit.cpp, shape_ops.cpp). Pure
 // metadata: nothing here touches tensor data or dispatches.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Views that decompose into other views (CompositeImplicitAutograd). They
 // call the dispatched ops (tensorc_gen/ops.h), never the kernels, so autograd
 // records the ops they are made of and they need no derivative of their own.

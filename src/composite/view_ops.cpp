@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // View kernels (CompositeExplicitAutograd): each returns a tensor that shares
 // self's storage and version counter with new sizes/strides/offset. Metadata
 // only, so one kernel serves every backend. Slicing and splitting views live

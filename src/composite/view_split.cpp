@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Indexing and splitting views (CompositeExplicitAutograd): slice, select and
 // the ops that cut a tensor into a list of views along one dim. Metadata only.
 #include <algorithm>

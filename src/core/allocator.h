@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Memory for storages. An Allocator hands out DataPtrs that know how to free
 // themselves, so storages over external memory (a user's buffer with a
 // deleter, DLPack) and library memory look the same to everything above.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Device = (type, index). Type codes equal DLPack's DLDeviceType values.
 #pragma once
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Shape containers: IntArrayRef is a non-owning view of int64 values,
 // DimVector an owning small vector that stays inline up to 6 dims so the
 // common tensor allocates nothing for its sizes and strides.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Dispatch keys live beside the tensor (as in c10) because every TensorImpl
 // carries the key set the dispatcher reads on the hot path; the dispatcher
 // floor owns what the keys mean.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Element types. The numeric values are the C ABI's tc_dtype codes and never change.
 #pragma once
 #include <cstddef>

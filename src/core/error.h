@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Errors inside the library are C++ exceptions carrying one of the C ABI's
 // fixed status categories; the C ABI layer catches them at the boundary.
 #pragma once

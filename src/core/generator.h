@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Random number generator state. Counter-based (Philox4x32-10): a seed plus an
 // offset fully determine the stream, so the same seed gives the same numbers
 // whatever the thread count, and parallel kernels can split the stream.

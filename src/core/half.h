@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // IEEE binary16 and bfloat16 storage types. Arithmetic happens in float:
 // kernels load, compute in float, and round back on store.
 #pragma once

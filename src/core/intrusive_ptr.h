@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Intrusive, atomically reference-counted pointer. The C ABI hands these
 // counts out directly (one handle = one strong reference), so the count
 // lives inside the object rather than beside it as in std::shared_ptr.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The element-loop planner every pointwise kernel goes through (a small
 // TensorIterator). Given outputs then inputs it
 //   - broadcasts the input shapes (numpy rules),

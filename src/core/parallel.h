@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // One thread budget for the whole library. Parallel loops run on OpenMP's
 // pool, the same pool Debian's BLIS (OpenMP build) uses, so tensorc's loops and
 // GEMM never stack two pools on the same cores; set_num_threads sets both.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Printing in PyTorch's repr format (torch/_tensor_str.py with the default
 // print options: precision 4, threshold 1000, edgeitems 3, linewidth 80).
 // The rules below mirror _Formatter, _vector_str, _tensor_str_with_formatter

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // PyTorch's result_type: dimensioned tensors outrank zero-dim tensors, which
 // outrank wrapped numbers, but only within a category (bool < integral <
 // floating); a higher category always wins.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A number of unspecified tensor type: bool, integer or floating. Carries its
 // category so type promotion can treat it as a "wrapped number".
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Shape arithmetic shared by every kernel: checked sizes, strides,
 // dim wrapping, broadcasting.
 #pragma once

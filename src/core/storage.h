@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A flat, refcounted buffer shared by a tensor and all its views.
 #pragma once
 #include <cstddef>

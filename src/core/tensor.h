@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tc::Tensor: a refcounted handle to a TensorImpl. Copying shares the tensor
 // (like at::Tensor). Operator functions and methods are generated from the
 // schema (tensorc_gen/ops.h, tensorc_gen/tensor_methods.h).

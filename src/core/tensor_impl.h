@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The tensor's body: storage + metadata. Views share the storage and the
 // version counter of their base.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Binary arithmetic: add/sub/rsub (with alpha), mul, div (true, trunc,
 // floor), floor_divide, pow, atan2, fmod, remainder, maximum, minimum.
 // Promotion follows PyTorch (result_type over tensors and wrapped numbers);

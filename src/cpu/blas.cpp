@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // mm / bmm / addmm on the CPU. float32/float64 go to BLIS's typed expert API
 // (bli_?gemm_ex), which takes row and column strides, so transposed and
 // sliced views need no copy; float16/bfloat16 compute in float32; integers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Matrix products on the CPU: the mm/bmm/addmm kernels (schema entries in
 // schema/fragments/reduce_linalg.yaml) and the strided GEMM they share,
 // backed by BLIS for float32/float64.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // cat and stack (CPU). Each input is copied into its slice of a fresh
 // output; contiguous inputs coalesce to one memcpy per outer row.
 #include "core/shape.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Comparisons (eq ne lt le gt ge), logical ops (and or xor not) and bitwise
 // ops (and or xor not). Comparisons and logical ops compute in the promoted
 // dtype and write bool; bitwise ops accept integral and bool dtypes only.

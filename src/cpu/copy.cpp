@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // copy_ (any dtype to any dtype, any strides, src broadcast to self) and its
 // functional form. The element conversion is the planner's cast loop.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Factory kernels (CPU): empty, zeros, ones, full, arange, linspace, eye,
 // the *_like family and scalar_tensor. Fills are plain typed loops over
 // freshly allocated contiguous memory; no loop planner is needed here.

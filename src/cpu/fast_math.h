@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Branch-free float32 math that GCC auto-vectorises. libm's expf is a call
 // (and sets errno), so a loop over it stays scalar; these are plain
 // arithmetic and selects, so `ExpF32 e; for (..) out[i] = e(a[i]);`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // fill_ / zero_ and the functional fill: one value, converted once to the
 // tensor's dtype, stored as a bit pattern of the element's width.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // flip: a copy with the order of elements reversed along the given dims
 // (PyTorch copies too: tensors here have no negative strides).
 #include <cstring>

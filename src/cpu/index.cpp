@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Index kernels along one dim, with ATen's semantics:
 //   index_select / index_copy / index_add  take or write whole slices at
 //       positions `index` (a 0-D or 1-D int64/int32 tensor) of dim `dim`;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Pieces the index-family CPU kernels share (index.cpp, flip.cpp, scan.cpp,
 // sort.cpp, nn/embedding.cpp): index checking, the [outer, size, inner] view
 // of a tensor around one dim, and a strided walk over a shape.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Instruction-set selection for hot CPU loops.
 //
 // The library is built for the x86-64 baseline (SSE2) so it loads on any

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Typed inner loops for pointwise CPU kernels, driven by TensorIter.
 //
 //   cpu_kernel(iter, [](float a, float b) -> float { return a + b; });

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // CPU pointwise kernels (copy, fill, unary, binary, comparison/logical/
 // bitwise, ternary), registered from schema/fragments/pointwise.yaml. The
 // generated tensorc_gen/native_functions.h declares the same signatures;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Random kernels (CPU): rand, randn, randint, randperm, uniform_, normal_,
 // bernoulli, bernoulli_. All draw from the Philox stream of core/generator.h:
 // a kernel reserves its counters once, then logical element i reads fixed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Strided copy with dtype conversion for the reduction / cat / BLAS family.
 // These kernels stage operands (a contiguous or converted copy) and write
 // slices of their outputs; the loop is core's cast_copy.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The reduction engine: runs an Op over a ReducePlan, in one of two loop
 // orders, in parallel, with results that do not depend on the thread count.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // any/all (CPU): "is nonzero" reduced with or/and; rows stop at the first
 // deciding element. The result is bool, or uint8 for uint8 input (PyTorch
 // keeps that legacy rule).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // amax/amin, max/min (full and .dim), argmax/argmin (CPU). NaN propagates:
 // a NaN anywhere in a reduced row is the result, and its first position is
 // the index. Ties keep the first position, as PyTorch documents.

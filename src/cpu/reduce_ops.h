@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // CPU kernels of the reduction and cat/stack family (schema entries in
 // schema/fragments/reduce_linalg.yaml). The generator's
 // tensorc_gen/native_functions.h declares the same signatures; this header

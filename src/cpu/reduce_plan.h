@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // How a reduction walks its input: which dims are kept (one output element
 // per index) and which are reduced, coalesced so contiguous runs become one
 // long loop. The engine (reduce_engine.h) runs an Op over a plan.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Vectorised building blocks for reductions, written with GCC vector
 // extensions so they vectorise at any -O level. Vectors are 16 bytes, the
 // x86-64 baseline's register width, except in block_sum, which has AVX2 and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // var/std (CPU), accumulated in double as PyTorch does on CPU. Rows are
 // staged in chunks: each chunk's (count, mean, M2) comes from an exact
 // two-pass over the staged values, and chunks merge with Chan's formula, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // sum, mean, prod (CPU). Sums are pairwise (reduce_simd.h) and combined by
 // the engine's cascade; integers accumulate in int64 and wrap like PyTorch.
 #include <type_traits>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // cumsum: running sums along one dim, accumulated in the compute type
 // (float for float16/bfloat16; int64 for integer and bool inputs unless a
 // dtype is given, as in ATen). The input is cast to the result dtype first.

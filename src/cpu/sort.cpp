@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // sort and topk along one dim. Each line (all positions but `dim`) is sorted
 // on its own, as (value, index) pairs, stably. NaN compares as the largest
 // value, as in PyTorch: last when ascending, first when descending.

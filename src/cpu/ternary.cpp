@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Three-operand pointwise kernels: where, clamp (number or tensor bounds,
 // clamp_min, clamp_max) and lerp.
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Unary pointwise kernels. Three shapes of op:
 //   - same dtype in and out (abs, neg, sign, relu, floor, ceil, round, trunc)
 //   - floating result (exp, log, sin, sigmoid, gelu...): integer and bool

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Boxed-call helpers shared by tc_op_call and C-registered kernels: schema
 // defaults as IValues, and argument-count checking.
 #pragma once

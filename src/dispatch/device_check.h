@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Helpers used by the generated op functions: key sets of optional/list
 // tensors, and the "all tensors on one device" check (device_check in the
 // schema). Zero-dim CPU tensors may mix with any device, as in PyTorch.

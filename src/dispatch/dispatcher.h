@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The operator registry. Built-in operators and kernels are registered when
 // the singleton is first used (generated register_ops.cpp); backends in other
 // shared libraries and runtime-defined operators register later, any time.

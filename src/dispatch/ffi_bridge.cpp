@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "dispatch/ffi_bridge.h"
 
 #include <ffi.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The libffi bridge between boxed calls (a Stack) and kernels written in C
 // with an operator's natural C signature:
 //   tc_status fn(<outputs>, <arguments in schema order>)

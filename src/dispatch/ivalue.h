@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Boxed values: one type that holds any schema argument or return, so ops can
 // be called generically (by name, from C through tc_op_call, or by fallbacks).
 #pragma once

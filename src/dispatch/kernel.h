@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A kernel as the dispatcher stores it: an unboxed function pointer (natural
 // C++ signature, cast back by generated code), a boxed one (takes a Stack), or
 // both; or the fallthrough marker ("skip this key").

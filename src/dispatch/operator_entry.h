@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // One operator: its schema, every kernel registered for it per key, and the
 // dispatch table computed from them with ATen's precedence.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Thread-local dispatch state: keys forced on (included) or off (excluded)
 // for every call on this thread, with RAII guards. A kernel that has done its
 // part excludes its key and redispatches.

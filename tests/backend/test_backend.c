@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A tiny out-of-tree backend on the PrivateUse1 key, built as its own shared
  * library and loaded with dlopen after tensorc is running. Its "device memory"
  * is host memory; what matters is that dispatch reaches its kernels. When

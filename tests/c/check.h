@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* The tiny check harness of the plain-C tests: counters and CHECK macros.
  * Each test file is one program, so the counters are per program. */
 #ifndef TC_TESTS_C_CHECK_H

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Checks that a built libtensorc.so exports only tc_* symbols.
 # Usage: check_exports.sh path/to/libtensorc.so
 # Exit 0 when clean; 1 listing the offending symbols; 2 on a usage error.

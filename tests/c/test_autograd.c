@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The autograd part of the C ABI: gradients of a small model, SGD with
  * in-place updates under no_grad, grad() with create_graph, retain_grad,
  * and the errors (NULLs, backward twice, in-place on a leaf, unused input).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Custom functions from C: the seed's LinearFunction (input, weight,
  * optional bias) and MulConstant, checked against the same computation with
  * built-in ops and with tc_gradcheck; context features; errors from callbacks;

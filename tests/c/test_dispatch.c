@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The dispatcher through the C ABI: operators defined at run time, kernels in
  * C (natural signature via libffi, and boxed), boxed calls by name, fallbacks
  * and fallthrough, a backend library loaded later, introspection. */

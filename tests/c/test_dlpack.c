@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* DLPack through the C ABI: export, import, the round trip without a copy,
  * deleters called exactly once, and bad input. */
 #include <dlpack/dlpack.h>

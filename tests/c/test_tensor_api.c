@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the hand-written C API: errors, version, tensor creation and
  * accessors, lists, generators and threads. Plain C99, no framework. */
 #include <stdio.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Drives bad input into every generated C entry point of tensorc (ctypes).
 
 For each op of the generated ops.json the script derives the C signature

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """ctypes bindings for tensorc's C ABI, driven by the generated ops.json.
 
 Used by bad_input.py. Only the standard library: no numpy, no pytest.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The raw C ABI from a language with nothing generated for it: Python's
 ctypes, with every prototype written by hand below (docs/ffi.md explains the
 pattern). It loads libtensorc.so, makes tensors (one over memory Python owns,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs the build tree into a temporary prefix and builds a tiny C program
 # and a tiny C++ program (the header-only wrapper) against it with CMake's
 # find_package and with pkg-config.

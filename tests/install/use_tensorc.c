@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Built against the installed tree, once through find_package(tensorc) and
  * once through pkg-config; adds two tensors through the C ABI. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Built against the installed tree as a separate project, through
 // find_package(tensorc) + tensorc::cpp and through pkg-config, with
 // -Wall -Wextra -Wpedantic -Werror: the header-only C++ wrapper works from an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Inputs for the autograd tests: tensors from literal values, and leaves
 // that require grad.
 #pragma once

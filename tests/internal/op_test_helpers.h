@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Helpers of the op value tests (test_index, test_sort_scan_pad): read a
 // tensor back, and catch the error a call is expected to raise.
 #pragma once

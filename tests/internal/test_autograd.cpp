@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The autograd engine through the C++ op surface: recording, backward,
 // grad(), higher-order gradients, version counters, in-place rules, views,
 // no_grad, long chains, and finite-difference checks of derivative formulas.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The derivatives.yaml loader: the real file loads cleanly, and every rule of
 // schema/codegen/derivatives.h rejects its malformed entry, naming the file,
 // the entry's line and the rule.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Finite-difference checks (gradcheck / gradgradcheck) of every formula in
 // schema/derivatives.yaml: one table of cases, each naming the entry it
 // exercises. Pointwise ops and reductions also run on non-contiguous views,

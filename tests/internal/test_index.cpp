@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The indexing ops against values worked out by hand (as NumPy / PyTorch
 // give them): index_select, index_copy, index_add, gather, scatter,
 // scatter_add, nonzero, advanced indexing (index.Tensor) and index_put, with

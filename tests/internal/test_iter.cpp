@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The element-loop planner (TensorIter) and the CPU pointwise kernels,
 // called directly (no dispatcher). Expected values are computed by hand or
 // taken from PyTorch 1.13 on the same inputs.

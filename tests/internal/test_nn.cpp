@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The neural-network ops (src/cpu/nn, src/composite/nn.cpp), called through
 // the generated op functions (so the composites dispatch as in real use):
 // hand-computed values and reference loops written here, float32 and

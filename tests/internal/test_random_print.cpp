@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Generator (Philox), random kernels, factory kernels and printing.
 #include <gtest/gtest.h>
 

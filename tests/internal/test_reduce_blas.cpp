@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Reductions, cat/stack and the BLAS kernels, called directly (no dispatch):
 // hand-computed values, reference loops over logical indices on contiguous,
 // transposed and sliced inputs, accuracy, empty tensors and error paths.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The schema parser (signatures) and the ops.yaml loader (file-level rules),
 // table-driven: every valid signature must print back to its exact text, and
 // every invalid input must fail with the expected rule (and column / line).

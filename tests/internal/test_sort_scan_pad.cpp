@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // sort, topk, argsort, cumsum, flip, repeat and constant_pad_nd against
 // values worked out by hand (as PyTorch gives them), with their errors.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Views and shape ops. Part 1 calls the metadata kernels directly (no
 // dispatcher needed); part 2, the copy-based composites, needs the generated
 // op functions and compiles out until tensorc_gen/ops.h exists.

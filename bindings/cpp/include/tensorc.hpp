@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tensorc.hpp — the header-only C++17 wrapper over tensorc's C ABI.
 //
 //   #include <tensorc.hpp>

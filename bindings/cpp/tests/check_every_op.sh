@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Every generated C entry point (tensorc_ops.h) is called by the C++ wrapper's
 # generated op surface (tensorc_ops.hpp): no op is missing from the wrapper.
 set -euo pipefail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Autograd through the wrapper: backward, grad, guards, autograd::grad,
 // custom functions (class and lambdas), exceptions thrown in callbacks.
 #include <gtest/gtest.h>

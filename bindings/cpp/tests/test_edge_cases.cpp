@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Edge cases of the wrapper found in review: checked Scalar conversions,
 // Scalar / Tensor, bool masks followed by more indices, error messages that
 // must survive user code run on the failure path, accessor on rvalues, and

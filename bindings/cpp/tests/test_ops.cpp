@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The generated op surface (tensorc_ops.hpp): free functions and methods,
 // schema defaults as C++ defaults, overloads, optional and list arguments,
 // tuple and list results, in-place and out variants.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Reference counts across the binding boundary, exactly: every copy retains
 // once, every move steals, every destruction releases once. A missing
 // release shows as a count too high (and a leak under LeakSanitizer); an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The hand-written part of the wrapper: metadata, creation, data access,
 // indexing, operators, printing and errors.
 #include <gtest/gtest.h>

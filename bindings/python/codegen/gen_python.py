@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Writes the Python op surface from the schema model tc_codegen exports.
 
     gen_python.py <ops.json> <out_dir>

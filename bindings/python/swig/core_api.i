@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core_api.i: the hand-written part of the C ABI, as the Python package uses
  * it. These functions take and return Python objects and keep the GIL, except
  * around calls that may run long (backward, copies), which release it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* errors.i: C ABI statuses become Python exceptions.
  *
  * tensorc/_errors.py registers one class per status (each subclasses

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* function.i: custom autograd functions written in Python
  * (tensorc.autograd.Function, tensorc/autograd/function.py).
  *

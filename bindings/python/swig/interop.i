@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* interop.i: tensors from and to Python buffers (NumPy), and DLPack. */
 %{
 /* A new tensor holding a copy of a C-contiguous buffer of `dtype` and `shape`. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tensor_type.i: the C type every Python tensor is an instance of.
  *
  * TensorBase holds one tc_tensor handle (one strong reference). Python's

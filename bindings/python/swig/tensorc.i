@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tensorc.i: the SWIG module tensorc._C, the package's only way into the
  * library. It wraps the C ABI and nothing else:
  *   tensor_type.i  the TensorBase type every Python tensor is

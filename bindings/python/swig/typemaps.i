@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* typemaps.i: how each C type of the op surface reads a Python value.
  *
  * Conversions are strict where PyTorch is (a str is not an int), and every

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """tensorc: tensors with autograd over tensorc's C ABI, shaped like PyTorch.
 
     import tensorc

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Making tensors: tensor(), the factories with requires_grad=, generators."""
 import builtins as _builtins
 import functools as _functools

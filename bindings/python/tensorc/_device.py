@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Devices: tensorc.device("cpu"), device("cuda:0"), device("cuda", 1)."""
 import builtins as _builtins
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Element types: tensorc.float32 and friends, with the C ABI's codes."""
 
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Exceptions: one class per C ABI status, each a tensorc.Error and the
 built-in exception a Python user would catch for it."""
 from . import _C

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """tensorc.Generator: a random stream of the C ABI (Philox: a seed and an
 offset determine the numbers)."""
 import builtins as _builtins

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Tensor.__getitem__ and Tensor.__setitem__: PyTorch's indexing over the schema's view ops.
 
 An index is taken apart left to right, as PyTorch does:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """NumPy and DLPack interop: copies in (tensor()), and zero-copy sharing both ways.
 
 from_numpy(a) and t.numpy() / np.asarray(t) share memory; __dlpack__ /

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Comparisons PyTorch users test with, composed from schema ops."""
 from ._override_protocol import _dispatches
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What the generated functions in _ops.py share for their arguments:
 recognisers for overload resolution, conversions, the no-match error.
 The __tensorc_function__ protocol they also call is _override_protocol.py."""

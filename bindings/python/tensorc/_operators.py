@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Python operators on Tensor, and the installation of the generated methods.
 
 + - * / @ are C number slots of TensorBase (see swig/tensor_type.i) that

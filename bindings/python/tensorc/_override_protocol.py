@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The __tensorc_function__ protocol (PyTorch's __torch_function__ under
 tensorc's name): the pre-check every generated function runs, the dispatch to
 handlers, the call as the user wrote it, and dispatch for hand-written

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """tensorc.save / tensorc.load: objects holding tensors (state_dicts, whole
 modules, optimizers' state), written with pickle. Tensors are stored by value
 (a NumPy copy, the dtype and requires_grad), so a file outlives the process

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """tensorc.Tensor: the Python face of one tensor handle.
 
 Instances are made by the C wrappers (every op returns this class directly).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """tensorc.cuda: whether this build of tensorc can run on a GPU."""
 import functools as _functools
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """tensorc.overrides: the __tensorc_function__ protocol's public helpers, as
 torch.overrides has them for __torch_function__.
 

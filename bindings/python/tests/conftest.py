@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Helpers the tests share: NumPy views of tensors and comparisons against NumPy."""
 import numpy as np
 import pytest

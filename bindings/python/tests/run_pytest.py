@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Runs the Python suite with pytest; a run that collects no test fails."""
 import sys
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Autograd from Python: requires_grad, .grad, backward, autograd.grad, grad
 modes, detach, retain_grad, grad_fn, leaf rules and the errors, checked
 against NumPy formulas and Debian's torch 1.13."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Custom autograd functions (tensorc.autograd.Function) as PyTorch's
 "Extending PyTorch" describes them, and gradcheck / gradgradcheck."""
 import gc

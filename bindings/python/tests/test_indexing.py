@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Tensor indexing and assignment, checked against NumPy (and torch where NumPy differs)."""
 import numpy as np
 import pytest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """NumPy and DLPack interop: zero-copy sharing both ways, lifetimes, bad input.
 
 NumPy 1.24 and Debian's torch 1.13 are the peers: every exchange is checked

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """tensorc.optim.lr_scheduler compared step by step with torch 1.13's: the
 rates each scheduler sets (get_last_lr() and every group's lr), the
 parameters the optimizer reaches with them, state_dict round trips,

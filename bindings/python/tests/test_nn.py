@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """tensorc.nn against NumPy reference computations: forward values, parameter
 gradients after backward, registration rules, state_dict, modes and init."""
 import copy

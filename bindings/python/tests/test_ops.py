@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The generated op surface: signatures, overloads, out= and in-place forms, and values against NumPy."""
 import inspect
 import math

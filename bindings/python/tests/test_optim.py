@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """tensorc.optim: SGD and Adam compared step by step with torch 1.13 and with
 NumPy re-implementations of their update rules; the Optimizer base's
 parameter groups, zero_grad, state_dict and errors."""

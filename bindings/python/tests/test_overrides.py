@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The __tensorc_function__ protocol (PyTorch's __torch_function__): the
 examples of PyTorch's "Extending torch Python API" note run with their
 documented output, the dispatch rules, tensorc.overrides, and a sweep that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Property tests (hypothesis): shapes, dtypes, broadcasting, reductions and indexing against NumPy.
 
 Example counts are kept small so the whole file runs in a few seconds."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """PyTorch names a user reaches for first, checked against torch 1.13."""
 import copy
 import pickle

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Python code that once crashed the interpreter (found by review under ASan);
 each must now give a result or a clean exception."""
 import numbers

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The core Tensor API: creation, factories, metadata, values, repr, operators, promotion, errors.
 
 torch 1.13 (Debian's python3-torch) is the reference for dtypes, promotion and repr;

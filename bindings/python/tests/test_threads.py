@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The GIL is released while the library works, and grad mode is per thread."""
 import sys
 import threading

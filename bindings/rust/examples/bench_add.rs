@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The cost of the safe layer: a 1-element float32 add through `&a + &b` and
 //! `a.add(&b, None)` against the raw C call `tc_add_Tensor` + release, in one
 //! process, interleaved (A/B/C, rotating the order each trial), several trials;

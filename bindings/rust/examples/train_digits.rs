@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Trains a 2-layer MLP (64 -> 64 -> 10) on the handwritten digits with SGD +
 //! momentum through the safe Rust layer: autograd for the gradients, in-place
 //! updates under no_grad. A port of examples/train_digits.c (same data split,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Errors: the C ABI's status category and its message.
 use std::ffi::{CStr, CString};
 use std::fmt;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Indexing in the style of `t[1:3, 0, None, ...]`: [`Tensor::i`].
 //!
 //! ```rust

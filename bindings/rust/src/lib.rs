@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Safe Rust bindings to tensorc: tensors with autograd, over tensorc's C ABI
 //! (`include/tensorc.h`) and nothing else. No dependencies.
 //!

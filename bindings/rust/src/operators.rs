@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! `std::ops` for tensors: `+ - * /` between tensors (owned or borrowed) and
 //! with numbers on either side, unary `-`, and `+= -= *= /=` in place.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The raw C ABI of tensorc (`include/tensorc.h`), unsafe and unchanged.
 //!
 //! The hand-written part of the header is declared here by hand; the op entry

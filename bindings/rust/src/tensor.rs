@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! `Tensor`: one strong reference to a tensorc tensor.
 use std::convert::TryFrom;
 use std::ffi::CStr;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Element types (`Kind`), devices and scalars, and the argument traits the
 //! generated ops take.
 use std::fmt;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Autograd through the safe layer: backward, grad(), grad mode, gradcheck.
 use tensorc::autograd::{self, EnableGradGuard, GradcheckOptions, NoGradGuard};
 use tensorc::{ops, ErrorKind, Kind, Result, Tensor};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Custom autograd functions written as Rust closures.
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

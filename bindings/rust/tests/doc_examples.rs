@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The examples of docs/rust.md and of the crate docs, as written there.
 use tensorc::autograd::{Function, NoGradGuard, Value};
 use tensorc::{ops, Kind, Result, Tensor};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Errors come back as Error { kind, message } naming the op; operators panic.
 use std::error::Error as _;
 

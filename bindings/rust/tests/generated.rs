@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The generated surface covers the schema: every C entry point of sys_ops.rs
 // is called by a safe function or method of ops.rs, and the names follow the rule.
 use std::collections::BTreeSet;

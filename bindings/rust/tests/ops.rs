@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Ops through the safe layer against known values.
 use std::convert::TryFrom;
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Reference counts across the binding boundary, read with tc_tensor_use_count.
 // A leak shows as a count above the expected one, a double release as a count
 // below it (or a crash), so each step asserts the exact count.

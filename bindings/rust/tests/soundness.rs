@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the safe layer must hold even when C hands it odd data or a user's code
 // misbehaves inside a callback: no invalid Rust value, no panic unwinding
 // into C, no closure dropped twice or never, and the last error kept intact.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the types promise about threads and errors, checked at compile time.
 use tensorc::autograd::{EnableGradGuard, Function, GradModeGuard, NoGradGuard};
 use tensorc::{Error, Generator, Tensor};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Pointwise backward helpers of activations (CPU), ATen's formulas on the
 // element-loop planner (broadcasting and type promotion as a binary op):
 //   threshold_backward: self <= threshold ? 0 : grad_output   (relu's backward)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Dropout kernels (CPU): native_dropout and native_dropout_backward, as ATen.
 // Training draws a bool keep-mask with probability 1 - p from the default
 // generator (through bernoulli_, so a seed reproduces it whatever the thread

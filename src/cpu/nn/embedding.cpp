@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Embedding kernels: embedding (a row gather, index_select on dim 0 of a 2-D
 // weight, for indices of any shape) and embedding_dense_backward (the
 // scatter-add of the gradient rows into a num_weights x D gradient), with

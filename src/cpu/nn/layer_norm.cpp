@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Layer norm kernels (CPU): native_layer_norm and native_layer_norm_backward,
 // ATen's semantics. The input is M rows of N = prod(normalized_shape)
 // elements (made contiguous first); each row is normalised with its biased

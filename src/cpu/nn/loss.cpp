@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Loss kernels (CPU): nll_loss_forward / nll_loss_backward, mse_loss /
 // mse_loss_backward, binary_cross_entropy_with_logits. ATen's semantics:
 //   - `reduction` is at::Reduction: 0 none, 1 mean, 2 sum;

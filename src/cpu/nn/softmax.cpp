@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // softmax / log_softmax and their backward kernels (CPU), ATen's _softmax,
 // _log_softmax, _softmax_backward_data and _log_softmax_backward_data.
 //

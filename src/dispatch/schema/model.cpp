@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Printing of the schema model. Every str() writes the canonical spelling, so a
 // schema parsed from canonical text prints back to exactly that text.
 #include "dispatch/schema/model.h"

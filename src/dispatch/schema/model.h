@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The schema model: small immutable value types for one operator signature,
 // `name.overload(Type name=default, *, ...) -> (Type name, ...)`, as in ATen's
 // native_functions.yaml. Each type prints back to its exact source text.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The schema parser: a small recursive-descent reader over the signature text,
 // then the semantic rules of parser.h. Internally a failure unwinds with a
 // private exception; parse_schema catches it, so nothing escapes.

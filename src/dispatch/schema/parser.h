@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The one schema parser, used by the code generator and at run time
 // (operators defined from a string through the C ABI).
 #pragma once

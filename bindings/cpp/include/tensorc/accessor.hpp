@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tensorc C++ wrapper: element accessors, t.accessor<T, N>() (checked once, then raw strided access).
 // Part of the header-only wrapper over the C ABI; include <tensorc.hpp>.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tensorc C++ wrapper: grad mode guards, autograd::grad/backward, custom
 // functions (a C++ class like torch::autograd::Function<T>, or lambdas), and
 // gradcheck. Part of the header-only wrapper over the C ABI; include <tensorc.hpp>.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tensorc C++ wrapper: errors, dtypes, devices, Scalar, ArrayRef, Generator.
 // Part of the header-only wrapper over the C ABI; include <tensorc.hpp>.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tensorc C++ wrapper: tensors from C++ data: tensor(), from_data(), from_blob() with a deleter.
 // Part of the header-only wrapper over the C ABI; include <tensorc.hpp>.
 #pragma once

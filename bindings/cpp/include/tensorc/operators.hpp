@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tensorc C++ wrapper: indexing (t.index({Slice(), 0, None})) and the operators.
 // Part of the header-only wrapper over the C ABI; include <tensorc.hpp>.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tensorc C++ wrapper: the Tensor class (value semantics over a tc_tensor
 // handle), the index types, and the generated op surface (tensorc_ops.hpp).
 // Part of the header-only wrapper over the C ABI; include <tensorc.hpp>.

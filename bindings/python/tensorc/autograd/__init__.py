@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """tensorc.autograd: backward, grad, grad modes, custom functions, gradcheck."""
 from .. import _C
 from .._tensor import Tensor as _Tensor

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Custom autograd functions, as torch.autograd.Function.
 
     class MulConstant(tensorc.autograd.Function):

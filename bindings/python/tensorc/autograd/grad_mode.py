@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """no_grad / enable_grad / set_grad_enabled: context managers and decorators."""
 import functools as _functools
 import inspect as _inspect

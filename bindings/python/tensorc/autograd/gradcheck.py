@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """gradcheck / gradgradcheck: autograd's gradients against finite differences.
 
 Written with tensorc ops like torch.autograd.gradcheck's slow mode: the

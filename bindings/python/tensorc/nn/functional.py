@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """nn.functional: the stateless form of the layers and losses, as
 torch.nn.functional. Most are one schema op; the rest are composed from ops,
 so autograd and the override protocol come from those ops."""

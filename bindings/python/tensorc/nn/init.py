@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """nn.init: in-place initialisers for parameters, as torch.nn.init. Each runs
 under no_grad (initialising is not part of any graph) and returns the tensor."""
 import math as _math

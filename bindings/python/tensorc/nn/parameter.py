@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """nn.Parameter: a Tensor that a Module registers as one of its parameters."""
 from .. import _C
 from .._override_protocol import _PLAIN, _disabled_tensorc_function_impl

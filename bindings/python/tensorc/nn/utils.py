@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """nn.utils: gradient clipping, as torch.nn.utils has it."""
 import math as _math
 

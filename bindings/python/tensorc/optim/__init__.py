@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """tensorc.optim: optimizers over Parameters, as torch.optim.
 
     opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)

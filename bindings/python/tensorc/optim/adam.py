@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """optim.Adam and AdamW, with torch's update rule (Kingma & Ba, 2014;
 Loshchilov & Hutter, 2019 for AdamW's decoupled weight decay)."""
 import math as _math

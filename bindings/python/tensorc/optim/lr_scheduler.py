@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """optim.lr_scheduler: learning-rate schedules over an Optimizer's parameter
 groups, as torch.optim.lr_scheduler (torch 1.13's formulas, so the values
 match torch's to the last bit for the same calls).

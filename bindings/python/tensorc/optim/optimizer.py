@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """optim.Optimizer: parameter groups, per-parameter state and their
 state_dict, as torch.optim.Optimizer. Subclasses write step()."""
 import copy as _copy

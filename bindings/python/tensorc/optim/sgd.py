@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """optim.SGD: stochastic gradient descent with momentum, dampening, Nesterov
 and weight decay, with torch's update rule."""
 from .optimizer import Optimizer, required

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Custom functions: a forward and a backward written as Rust closures,
 //! run by tensorc's engine through tc_function_create / tc_function_apply.
 use std::any::Any;

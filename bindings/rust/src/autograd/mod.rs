@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Autograd: gradients of tensors, grad mode, `grad()`, custom functions
 //! with Rust closures (function.rs), and gradcheck.
 //!

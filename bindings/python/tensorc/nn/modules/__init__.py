@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The layers of tensorc.nn."""
 from .module import Module
 from .linear import Identity, Linear

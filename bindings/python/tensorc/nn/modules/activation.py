@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Element-wise activations and the softmax family, as modules."""
 from .. import functional as F
 from .module import Module

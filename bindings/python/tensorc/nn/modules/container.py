@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Sequential, ModuleList and ModuleDict: modules that hold other modules."""
 from collections import OrderedDict as _OrderedDict
 from collections.abc import Mapping as _Mapping

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Dropout: active in training mode only."""
 from .. import functional as F
 from .module import Module

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Flatten: merges dims start_dim..end_dim (by default all but the batch dim)."""
 from .module import Module
 

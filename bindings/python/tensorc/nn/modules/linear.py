@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Linear and Identity."""
 import math as _math
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Loss modules: each holds its options (and class weights as buffers) and calls nn.functional."""
 from .. import functional as F
 from .module import Module

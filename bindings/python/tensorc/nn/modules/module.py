@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """nn.Module: the base class of every layer, as torch.nn.Module.
 
 Attributes that are Parameters, buffers or Modules are kept in the

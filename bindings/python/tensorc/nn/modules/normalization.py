@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """LayerNorm."""
 import numbers as _numbers
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Embedding: a lookup table of num_embeddings vectors."""
 from ... import _creation
 from .. import functional as F
