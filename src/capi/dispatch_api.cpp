@@ -8,7 +8,7 @@
 #include "capi/handles.h"
 #include "dispatch/boxing.h"
 #include "dispatch/dispatcher.h"
-#include "dispatch/ffi_bridge.h"
+#include "capi/ffi_bridge.h"
 
 using namespace tc;
 

@@ -7,9 +7,7 @@
 #include "core/shape.h"
 #include "core/tensor.h"
 #include "tensorc_gen/ops.h"
-#if __has_include("tensorc_gen/native_functions.h")
 #include "tensorc_gen/native_functions.h"  // checks these definitions against the schema
-#endif
 
 namespace tc::native {
 

@@ -9,9 +9,7 @@
 #include "core/error.h"
 #include "core/shape.h"
 #include "core/tensor.h"
-#if __has_include("tensorc_gen/native_functions.h")
 #include "tensorc_gen/native_functions.h"  // checks these definitions against the schema
-#endif
 
 namespace tc::native {
 

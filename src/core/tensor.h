@@ -52,9 +52,7 @@ class Tensor {
   Scalar item() const;
   template <class T> T item() const { return item().to<T>(); }
 
-#if __has_include("tensorc_gen/tensor_methods.h")
 #include "tensorc_gen/tensor_methods.h"
-#endif
 
  private:
   intrusive_ptr<TensorImpl> impl_;

@@ -15,9 +15,7 @@
 #include "core/parallel.h"
 #include "core/shape.h"
 #include "core/tensor.h"
-#if __has_include("tensorc_gen/native_functions.h")
 #include "tensorc_gen/native_functions.h"  // checks the kernels match the schema
-#endif
 
 namespace tc::native {
 namespace {

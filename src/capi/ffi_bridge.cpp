@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "dispatch/ffi_bridge.h"
+#include "capi/ffi_bridge.h"
 
 #include <ffi.h>
 
