@@ -23,3 +23,4 @@ tc_add_python_test(capi_bad_input ${CMAKE_CURRENT_SOURCE_DIR}/capi/bad_input.py
 
 # The raw C ABI from ctypes with hand-written prototypes only(docs/ffi.md).
 tc_add_python_test(ffi_ctypes ${CMAKE_CURRENT_SOURCE_DIR}/ffi/ctypes_ffi.py $<TARGET_FILE:tensorc>)
+set_tests_properties(install_tree exported_symbols PROPERTIES LABELS repo)
