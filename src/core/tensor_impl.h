@@ -59,8 +59,13 @@ class TensorImpl : public RefCounted {
   uint32_t version() const { return version_->version.load(std::memory_order_relaxed); }
   void bump_version() { version_->version.fetch_add(1, std::memory_order_relaxed); }
 
-  AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
-  void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) { autograd_meta_ = std::move(m); }
+  // Created lazily by the autograd floor while other threads may read it
+  // (a shared leaf): published with release, read with acquire. Owned.
+  AutogradMetaInterface* autograd_meta() const { return autograd_meta_.load(std::memory_order_acquire); }
+  void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) {
+    delete autograd_meta_.exchange(m.release(), std::memory_order_acq_rel);
+  }
+  ~TensorImpl() override { delete autograd_meta_.load(std::memory_order_relaxed); }
 
   // A zero-dim tensor made from a Python/C number: loses to dimensioned and
   // zero-dim tensors in type promotion.
@@ -80,7 +85,7 @@ class TensorImpl : public RefCounted {
   bool wrapped_number_ = false;
   DispatchKeySet key_set_;
   intrusive_ptr<VersionCounter> version_;
-  std::unique_ptr<AutogradMetaInterface> autograd_meta_;
+  std::atomic<AutogradMetaInterface*> autograd_meta_{nullptr};
 };
 
 DispatchKey backend_key_for(DeviceType t);
