@@ -128,9 +128,10 @@ int main(int argc, char** argv) {
   for (int64_t i = 0; i < B; ++i) target[size_t(i)] = (i * 7) % O;
   tc_tensor tc_target = nullptr;
   TC_OK_OR_DIE(tc_tensor_from_data(&tc_target, target.data(), TC_INT64, &B, 1));
-  TcMlp tm{tc_from(w1, {In, H}, true), tc_from(b1, {H}, true), tc_from(w2, {H, O}, true),
+  TcMlp tm{tc_from(w1, {In, H}, true), tc_from(b1, {H}, true),     tc_from(w2, {H, O}, true),
            tc_from(b2, {O}, true),     tc_from(x, {B, In}, false), tc_target};
-  AtMlp am{at_from(w1, {In, H}, true), at_from(b1, {H}, true), at_from(w2, {H, O}, true), at_from(b2, {O}, true),
+  AtMlp am{at_from(w1, {In, H}, true), at_from(b1, {H}, true),
+           at_from(w2, {H, O}, true),  at_from(b2, {O}, true),
            at_from(x, {B, In}, false), at::from_blob(target.data(), {B}, at::kLong).clone()};
   // Same math: after one step from the same weights, the weights agree.
   {

@@ -131,12 +131,18 @@ inline Ratio ratio(const Contestant& peer, const Contestant& tc) {
 
 inline std::string fmt_time(double s) {
   char buf[64];
-  if (s < 1e-6) std::snprintf(buf, sizeof buf, "%.0f ns", s * 1e9);
-  else if (s < 1e-5) std::snprintf(buf, sizeof buf, "%.2f µs", s * 1e6);
-  else if (s < 1e-3) std::snprintf(buf, sizeof buf, "%.1f µs", s * 1e6);
-  else if (s < 1e-2) std::snprintf(buf, sizeof buf, "%.2f ms", s * 1e3);
-  else if (s < 1) std::snprintf(buf, sizeof buf, "%.1f ms", s * 1e3);
-  else std::snprintf(buf, sizeof buf, "%.2f s", s);
+  if (s < 1e-6)
+    std::snprintf(buf, sizeof buf, "%.0f ns", s * 1e9);
+  else if (s < 1e-5)
+    std::snprintf(buf, sizeof buf, "%.2f µs", s * 1e6);
+  else if (s < 1e-3)
+    std::snprintf(buf, sizeof buf, "%.1f µs", s * 1e6);
+  else if (s < 1e-2)
+    std::snprintf(buf, sizeof buf, "%.2f ms", s * 1e3);
+  else if (s < 1)
+    std::snprintf(buf, sizeof buf, "%.1f ms", s * 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f s", s);
   return buf;
 }
 

@@ -91,7 +91,8 @@ int main(int argc, char** argv) {
 
   const double mb = double(n) * sizeof(float);
   std::vector<Row> rows;
-  rows.push_back({"c = a + b, new output", 3 * mb,
+  rows.push_back({"c = a + b, new output",
+                  3 * mb,
                   {"tensorc",
                    [&] {
                      tc_tensor c = nullptr;
@@ -99,16 +100,20 @@ int main(int argc, char** argv) {
                      tc_tensor_release(c);
                    }},
                   {"libtorch", [&] { at::Tensor c = at::add(pa, pb); }}});
-  rows.push_back({"add_out (preallocated)", 3 * mb,
+  rows.push_back({"add_out (preallocated)",
+                  3 * mb,
                   {"tensorc", [&] { tc_add_out(tout, ta, tb, nullptr); }},
                   {"libtorch", [&] { at::add_out(pout, pa, pb); }}});
-  rows.push_back({"a.add_(b) in place", 3 * mb,
-                  {"tensorc", [&] { tc_add_inplace_Tensor(tacc, tb, nullptr); }},
-                  {"libtorch", [&] { pacc.add_(pb); }}});
-  rows.push_back({"exp_out (preallocated)", 2 * mb,
-                  {"tensorc", [&] { tc_exp_out(tout, ta); }},
-                  {"libtorch", [&] { at::exp_out(pout, pa); }}});
-  rows.push_back({"sum of all elements", mb,
+  rows.push_back(
+      {"a.add_(b) in place", 3 * mb, {"tensorc", [&] { tc_add_inplace_Tensor(tacc, tb, nullptr); }}, {"libtorch", [&] {
+                                                                                                        pacc.add_(pb);
+                                                                                                      }}});
+  rows.push_back({"exp_out (preallocated)", 2 * mb, {"tensorc", [&] { tc_exp_out(tout, ta); }}, {"libtorch", [&] {
+                                                                                                   at::exp_out(pout,
+                                                                                                               pa);
+                                                                                                 }}});
+  rows.push_back({"sum of all elements",
+                  mb,
                   {"tensorc",
                    [&] {
                      tc_tensor s = nullptr;

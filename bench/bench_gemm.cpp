@@ -67,8 +67,8 @@ void setup_blis() {
 
 void blis_gemm(int64_t n, const float* a, const float* b, float* c, rntm_t* rntm) {
   float one = 1, zero = 0;
-  bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, n, n, n, &one, const_cast<float*>(a), n, 1,
-               const_cast<float*>(b), n, 1, &zero, c, n, 1, g_cntx, rntm);
+  bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, n, n, n, &one, const_cast<float*>(a), n, 1, const_cast<float*>(b),
+               n, 1, &zero, c, n, 1, g_cntx, rntm);
 }
 void blis_gemm(int64_t n, const double* a, const double* b, double* c, rntm_t* rntm) {
   double one = 1, zero = 0;
@@ -88,8 +88,7 @@ double max_rel_err(const T* x, const T* y, int64_t n) {
 
 std::string gflops(const Contestant& c, double flop) {
   char buf[96];
-  std::snprintf(buf, sizeof buf, "%.1f (%.1f–%.1f)", flop / c.med() * 1e-9, flop / c.hi() * 1e-9,
-                flop / c.lo() * 1e-9);
+  std::snprintf(buf, sizeof buf, "%.1f (%.1f–%.1f)", flop / c.med() * 1e-9, flop / c.hi() * 1e-9, flop / c.lo() * 1e-9);
   return buf;
 }
 
@@ -120,7 +119,8 @@ void bench_size(int64_t n, int threads) {
     blis_gemm(n, ba.data(), bb.data(), bc, &rntm);
     at::Tensor want = at::mm(pa, pb);
     const double tol = f32 ? 1e-4 : 1e-10;
-    double e1 = max_rel_err(static_cast<T*>(p), bc, n * n), e2 = max_rel_err(static_cast<T*>(p), want.data_ptr<T>(), n * n);
+    double e1 = max_rel_err(static_cast<T*>(p), bc, n * n),
+           e2 = max_rel_err(static_cast<T*>(p), want.data_ptr<T>(), n * n);
     if (!(e1 <= tol && e2 <= tol)) {
       std::fprintf(stderr, "bench_gemm: tc_mm disagrees (n=%lld: vs BLIS %g, vs at::mm %g)\n", (long long)n, e1, e2);
       std::exit(3);
@@ -177,9 +177,10 @@ int main(int argc, char** argv) {
     (void)at::mm(at::ones({128, 128}), at::ones({128, 128}));
   }
 
-  std::printf("| %d thread%s, GFLOP/s (spread) | tensorc tc_mm | libtorch at::mm (same BLIS) | BLIS %s direct | "
-              "at::mm/tensorc | BLIS/tensorc |\n",
-              threads, threads == 1 ? "" : "s", g_blis_arch.c_str());
+  std::printf(
+      "| %d thread%s, GFLOP/s (spread) | tensorc tc_mm | libtorch at::mm (same BLIS) | BLIS %s direct | "
+      "at::mm/tensorc | BLIS/tensorc |\n",
+      threads, threads == 1 ? "" : "s", g_blis_arch.c_str());
   std::printf("|---|---|---|---|---|---|\n");
   for (int64_t n : sizes) {
     if (dtypes.find("float32") != std::string::npos) bench_size<float>(n, threads);

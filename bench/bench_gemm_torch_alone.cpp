@@ -27,9 +27,10 @@ int main(int argc, char** argv) {
   at::set_num_threads(threads);
   at::manual_seed(0);
   const char* arch = std::getenv("BLIS_ARCH_TYPE");
-  std::printf("| %d thread%s, libtorch alone (BLIS_ARCH_TYPE=%s, BLIS_NUM_THREADS=%s) | sgemm GFLOP/s | dgemm GFLOP/s |\n",
-              threads, threads == 1 ? "" : "s", arch ? arch : "unset",
-              std::getenv("BLIS_NUM_THREADS") ? std::getenv("BLIS_NUM_THREADS") : "unset");
+  std::printf(
+      "| %d thread%s, libtorch alone (BLIS_ARCH_TYPE=%s, BLIS_NUM_THREADS=%s) | sgemm GFLOP/s | dgemm GFLOP/s |\n",
+      threads, threads == 1 ? "" : "s", arch ? arch : "unset",
+      std::getenv("BLIS_NUM_THREADS") ? std::getenv("BLIS_NUM_THREADS") : "unset");
   std::printf("|---|---|---|\n");
   for (int64_t n : sizes) {
     std::string cells[2];

@@ -7,14 +7,13 @@
 #include <tensorc.h>
 
 /* Every call returns a status; on failure print the message and stop. */
-#define TRY(call)                                                           \
-  do {                                                                      \
-    tc_status st_ = (call);                                                 \
-    if (st_ != TC_OK) {                                                     \
-      fprintf(stderr, "%s failed: [%s] %s\n", #call, tc_status_name(st_),   \
-              tc_last_error_message());                                     \
-      exit(1);                                                              \
-    }                                                                       \
+#define TRY(call)                                                                                   \
+  do {                                                                                              \
+    tc_status st_ = (call);                                                                         \
+    if (st_ != TC_OK) {                                                                             \
+      fprintf(stderr, "%s failed: [%s] %s\n", #call, tc_status_name(st_), tc_last_error_message()); \
+      exit(1);                                                                                      \
+    }                                                                                               \
   } while (0)
 
 static void show(const char* label, tc_tensor t) {

@@ -77,8 +77,10 @@ static int load_digits(const char* path, Dataset* d) {
         gzclose(f);
         return 2;
       }
-      if (k < N_PIXELS) d->pixels[d->rows * N_PIXELS + k] = (float)v / 16.0f;
-      else d->labels[d->rows] = v;
+      if (k < N_PIXELS)
+        d->pixels[d->rows * N_PIXELS + k] = (float)v / 16.0f;
+      else
+        d->labels[d->rows] = v;
       p = end + 1;
     }
     ++d->rows;
@@ -115,12 +117,12 @@ static void scope_release(Scope* s) {
   while (s->n > 0) tc_tensor_release(s->t[--s->n]);
 }
 
-#define TRY(call)                                                                              \
-  do {                                                                                         \
-    if ((call) != TC_OK) {                                                                     \
-      fprintf(stderr, "train_digits: %s failed: %s\n", #call, tc_last_error_message());        \
-      goto fail;                                                                               \
-    }                                                                                          \
+#define TRY(call)                                                                       \
+  do {                                                                                  \
+    if ((call) != TC_OK) {                                                              \
+      fprintf(stderr, "train_digits: %s failed: %s\n", #call, tc_last_error_message()); \
+      goto fail;                                                                        \
+    }                                                                                   \
   } while (0)
 
 /* logits = relu(x @ w1 + b1) @ w2 + b2 */
@@ -190,13 +192,17 @@ int main(int argc, char** argv) {
   Scope s = {{NULL}, 0};
 
   for (i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--epochs") && i + 1 < argc) epochs = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--min-accuracy") && i + 1 < argc) min_accuracy = atof(argv[++i]);
+    if (!strcmp(argv[i], "--epochs") && i + 1 < argc)
+      epochs = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+      seed = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--min-accuracy") && i + 1 < argc)
+      min_accuracy = atof(argv[++i]);
     else if (argv[i][0] == '-') {
       fprintf(stderr, "usage: train_digits [digits.csv.gz] [--epochs N] [--seed S] [--min-accuracy A]\n");
       return 2;
-    } else path = argv[i];
+    } else
+      path = argv[i];
   }
   if (epochs < 1) {
     fprintf(stderr, "train_digits: --epochs must be at least 1\n");

@@ -65,10 +65,13 @@ Dataset load_digits(const std::string& path) {
         if (!z.empty()) throw DataError{"'" + path + "' is corrupt at line " + std::to_string(lineno) + ": " + z};
         throw DataError{"'" + path + "' line " + std::to_string(lineno) +
                         " is not a digits row (expected 64 pixels in 0..16 and a label in 0..9, comma-separated; "
-                        "field " + std::to_string(k + 1) + " is wrong)"};
+                        "field " +
+                        std::to_string(k + 1) + " is wrong)"};
       }
-      if (k < kPixels) d.pixels.push_back(float(v) / 16.0f);
-      else d.labels.push_back(v);
+      if (k < kPixels)
+        d.pixels.push_back(float(v) / 16.0f);
+      else
+        d.labels.push_back(v);
       p = end + 1;
     }
   }
@@ -121,13 +124,17 @@ int main(int argc, char** argv) {
   const int batch_size = 32;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--epochs" && i + 1 < argc) epochs = std::atoi(argv[++i]);
-    else if (a == "--seed" && i + 1 < argc) seed = std::atoi(argv[++i]);
-    else if (a == "--min-accuracy" && i + 1 < argc) min_accuracy = std::atof(argv[++i]);
+    if (a == "--epochs" && i + 1 < argc)
+      epochs = std::atoi(argv[++i]);
+    else if (a == "--seed" && i + 1 < argc)
+      seed = std::atoi(argv[++i]);
+    else if (a == "--min-accuracy" && i + 1 < argc)
+      min_accuracy = std::atof(argv[++i]);
     else if (a[0] == '-') {
       std::cerr << "usage: train_digits_cpp [digits.csv.gz] [--epochs N] [--seed S] [--min-accuracy A]\n";
       return 2;
-    } else path = a;
+    } else
+      path = a;
   }
   if (epochs < 1) {
     std::cerr << "train_digits_cpp: --epochs must be at least 1\n";
@@ -148,8 +155,7 @@ int main(int argc, char** argv) {
     shuffle(order.data(), d.rows());
     const int n_test = d.rows() / 5;  // hold out 20 %
     const int n_train = d.rows() - n_test;
-    std::printf("digits: %d images from %s; training on %d, holding out %d\n", d.rows(), path.c_str(), n_train,
-                n_test);
+    std::printf("digits: %d images from %s; training on %d, holding out %d\n", d.rows(), path.c_str(), n_train, n_test);
 
     // Parameters: w ~ N(0, 1/fan_in), b = 0; momentum buffers zero.
     tensorc::manual_seed(uint64_t(seed));

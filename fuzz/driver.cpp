@@ -52,12 +52,28 @@ Bytes mutate(Bytes b, const std::vector<Bytes>& corpus, std::mt19937_64& rng) {
   for (int s = 0; s < steps; ++s) {
     const size_t n = b.size();
     switch (rng() % 7) {
-      case 0: if (n) b[rng() % n] ^= uint8_t(1u << (rng() % 8)); break;
-      case 1: if (n) b[rng() % n] = kInteresting[rng() % sizeof kInteresting]; break;
-      case 2: if (n) b[rng() % n] = uint8_t(rng()); break;
+      case 0:
+        if (n) b[rng() % n] ^= uint8_t(1u << (rng() % 8));
+        break;
+      case 1:
+        if (n) b[rng() % n] = kInteresting[rng() % sizeof kInteresting];
+        break;
+      case 2:
+        if (n) b[rng() % n] = uint8_t(rng());
+        break;
       case 3: b.insert(b.begin() + long(n ? rng() % (n + 1) : 0), uint8_t(rng())); break;
-      case 4: if (n > 1) { size_t i = rng() % n, len = 1 + rng() % (n - i); b.erase(b.begin() + long(i), b.begin() + long(i + len)); } break;
-      case 5: if (n > 1) { size_t i = rng() % n, j = rng() % n; std::swap(b[i], b[j]); } break;
+      case 4:
+        if (n > 1) {
+          size_t i = rng() % n, len = 1 + rng() % (n - i);
+          b.erase(b.begin() + long(i), b.begin() + long(i + len));
+        }
+        break;
+      case 5:
+        if (n > 1) {
+          size_t i = rng() % n, j = rng() % n;
+          std::swap(b[i], b[j]);
+        }
+        break;
       default: {  // splice: a chunk of another input
         const Bytes& o = corpus[rng() % corpus.size()];
         if (o.empty()) break;
@@ -79,10 +95,14 @@ int main(int argc, char** argv) {
   std::vector<Bytes> corpus;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a.rfind("-max_total_time=", 0) == 0) seconds = std::atof(a.c_str() + 16);
-    else if (a.rfind("-seed=", 0) == 0) seed = std::strtoull(a.c_str() + 6, nullptr, 10);
-    else if (a.rfind("-artifact_prefix=", 0) == 0) g_artifact = a.substr(17);
-    else if (a[0] == '-') continue;
+    if (a.rfind("-max_total_time=", 0) == 0)
+      seconds = std::atof(a.c_str() + 16);
+    else if (a.rfind("-seed=", 0) == 0)
+      seed = std::strtoull(a.c_str() + 6, nullptr, 10);
+    else if (a.rfind("-artifact_prefix=", 0) == 0)
+      g_artifact = a.substr(17);
+    else if (a[0] == '-')
+      continue;
     else if (std::filesystem::is_directory(a)) {
       for (const auto& e : std::filesystem::directory_iterator(a)) {
         std::ifstream f(e.path(), std::ios::binary);

@@ -31,8 +31,8 @@ class Input {
   int64_t small_or_extreme() {
     const uint8_t b = byte();
     if (b < 224) return int64_t(int8_t(b)) % 9;
-    static const int64_t kEdges[] = {INT64_MIN, INT64_MAX, -(int64_t(1) << 62), int64_t(1) << 62,
-                                     (int64_t(1) << 62) - 8, INT64_MAX / 3, -1, 0};
+    static const int64_t kEdges[] = {
+        INT64_MIN, INT64_MAX, -(int64_t(1) << 62), int64_t(1) << 62, (int64_t(1) << 62) - 8, INT64_MAX / 3, -1, 0};
     return kEdges[b % 8];
   }
   // Mostly plain values, sometimes inf, nan, huge or tiny ones.

@@ -34,7 +34,7 @@ struct Arena {  // everything one input made, released at the end
   }
 };
 
-const tc_dtype kDtypes[] = {TC_FLOAT32, TC_FLOAT64, TC_INT64, TC_INT32, TC_BOOL,
+const tc_dtype kDtypes[] = {TC_FLOAT32, TC_FLOAT64, TC_INT64, TC_INT32,   TC_BOOL,
                             TC_UINT8,   TC_INT8,    TC_INT16, TC_FLOAT16, TC_BFLOAT16};
 
 // A small tensor in one of several layouts, or NULL (for Tensor? arguments).
@@ -74,8 +74,7 @@ tc_tensor make_tensor(tc_fuzz::Input& in, Arena& a) {
       int64_t esz[5] = {3};
       for (size_t d = 0; d < ndim; ++d) esz[d + 1] = sizes[d];
       tc_tensor u = nullptr, v = nullptr;
-      if (tc_unsqueeze(&u, t, 0) == TC_OK && tc_expand(&v, a.keep(u), esz, ndim + 1, nullptr) == TC_OK)
-        t = a.keep(v);
+      if (tc_unsqueeze(&u, t, 0) == TC_OK && tc_expand(&v, a.keep(u), esz, ndim + 1, nullptr) == TC_OK) t = a.keep(v);
       break;
     }
     case 3: {  // a strided slice
@@ -99,19 +98,32 @@ tc_tensor make_tensor(tc_fuzz::Input& in, Arena& a) {
 tc_value make_value(tc_fuzz::Input& in, Arena& a) {
   tc_value v{};
   switch (in.byte() % 12) {
-    case 0: case 1: case 2: case 3:
+    case 0:
+    case 1:
+    case 2:
+    case 3:
       v.tag = TC_VALUE_TENSOR;
       v.u.tensor = make_tensor(in, a);
       if (!v.u.tensor) v.tag = TC_VALUE_NONE;
       break;
-    case 4: v.tag = TC_VALUE_INT; v.u.i = in.small_or_extreme(); break;
-    case 5: v.tag = TC_VALUE_FLOAT; v.u.f = in.number(); break;
-    case 6: v.tag = TC_VALUE_BOOL; v.u.b = in.byte() & 1; break;
+    case 4:
+      v.tag = TC_VALUE_INT;
+      v.u.i = in.small_or_extreme();
+      break;
+    case 5:
+      v.tag = TC_VALUE_FLOAT;
+      v.u.f = in.number();
+      break;
+    case 6:
+      v.tag = TC_VALUE_BOOL;
+      v.u.b = in.byte() & 1;
+      break;
     case 7: {
       const uint8_t k = in.byte() % 3;
       v.tag = TC_VALUE_SCALAR;
-      v.u.scalar = k == 0 ? tc_scalar_int(in.small_or_extreme()) : k == 1 ? tc_scalar_float(in.number())
-                                                                          : tc_scalar_bool(in.byte() & 1);
+      v.u.scalar = k == 0   ? tc_scalar_int(in.small_or_extreme())
+                   : k == 1 ? tc_scalar_float(in.number())
+                            : tc_scalar_bool(in.byte() & 1);
       break;
     }
     case 8: {
@@ -132,7 +144,10 @@ tc_value make_value(tc_fuzz::Input& in, Arena& a) {
       v.u.tensors.len = l.size();
       break;
     }
-    case 10: v.tag = TC_VALUE_DTYPE; v.u.dtype = tc_dtype(int8_t(in.byte()) % 13); break;
+    case 10:
+      v.tag = TC_VALUE_DTYPE;
+      v.u.dtype = tc_dtype(int8_t(in.byte()) % 13);
+      break;
     default: v.tag = TC_VALUE_NONE; break;
   }
   return v;

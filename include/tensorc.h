@@ -139,10 +139,22 @@ typedef struct tc_value {
     bool b;
     tc_scalar scalar;
     const char* str;
-    struct { const int64_t* data; size_t len; } ints;
-    struct { const bool* data; size_t len; } bools;
-    struct { const double* data; size_t len; } floats;
-    struct { const tc_tensor* data; size_t len; } tensors;
+    struct {
+      const int64_t* data;
+      size_t len;
+    } ints;
+    struct {
+      const bool* data;
+      size_t len;
+    } bools;
+    struct {
+      const double* data;
+      size_t len;
+    } floats;
+    struct {
+      const tc_tensor* data;
+      size_t len;
+    } tensors;
     tc_dtype dtype;
     tc_device device;
     tc_generator generator;
@@ -242,8 +254,8 @@ TC_API tc_status tc_tensor_from_data(tc_tensor* out, const void* data, tc_dtype 
  * other than 0 and 1); TC_ERROR_OUT_OF_MEMORY (sizes or the strided extent
  * overflow int64, allocation failed). */
 TC_API tc_status tc_tensor_from_blob(tc_tensor* out, void* data, tc_dtype dtype, const int64_t* sizes,
-                                     const int64_t* strides, size_t ndim, tc_device device,
-                                     tc_blob_deleter deleter, void* user_data);
+                                     const int64_t* strides, size_t ndim, tc_device device, tc_blob_deleter deleter,
+                                     void* user_data);
 
 /* *out = a new zero-dim CPU tensor holding `value` converted to *dtype, or to
  * the value's default dtype when dtype is NULL (bool -> bool, int -> int64,
@@ -658,7 +670,6 @@ TC_API tc_status tc_op_call_count(int64_t* out, const char* op, tc_dispatch_key 
 /** Makes a list handle from borrowed tensors (for C kernels returning
  *  Tensor[]). The list holds its own references. */
 TC_API tc_status tc_tensor_list_create(tc_tensor_list* out, const tc_tensor* tensors, size_t n);
-
 
 #ifdef __cplusplus
 } /* extern "C" */

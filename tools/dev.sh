@@ -22,7 +22,7 @@ JOBS=${JOBS:-$(nproc)}
 # builds the benchmarks too, so they cannot rot).
 PACKAGES=(cmake g++ make pkg-config libblis-dev libffi-dev libyaml-cpp-dev libgtest-dev
           libbenchmark-dev libdlpack-dev zlib1g-dev python3 python3-numpy python3-pytest
-          swig python3-dev python3-hypothesis python3-torch libtorch-dev)
+          swig python3-dev python3-hypothesis python3-torch libtorch-dev clang-format)
 
 install_missing() {
   local missing=()
@@ -40,7 +40,7 @@ install_missing() {
 # Debian's (the crate builds with Debian 12's rustc 1.63).
 find_cargo() {
   [[ -x $HOME/.cargo/bin/cargo ]] && export PATH="$HOME/.cargo/bin:$PATH"
-  command -v cargo >/dev/null 2>&1 || install_missing cargo
+  command -v cargo >/dev/null 2>&1 || install_missing cargo rustfmt
 }
 
 configure_and_build() {  # dir, extra cmake args...

@@ -169,8 +169,8 @@ std::vector<LoadError> load_derivatives(const std::string& yaml_text, const std:
         uses_grads |= g2;
         for (std::sregex_iterator it(f.begin(), f.end(), grads_re), end; it != end; ++it)
           if (std::stoul((*it)[1].str()) >= n_out) {
-            fail(line, "grad-out-of-range", "'" + (*it)[0].str() + "' in " + info.name + ", which has " +
-                                               std::to_string(n_out) + " output(s)");
+            fail(line, "grad-out-of-range",
+                 "'" + (*it)[0].str() + "' in " + info.name + ", which has " + std::to_string(n_out) + " output(s)");
             ok = false;
           }
         info.formulas.push_back(DerivativeFormula{names, f});

@@ -15,7 +15,10 @@ std::string camel(const std::string& name) {
   std::string out;
   bool up = true;
   for (char c : name) {
-    if (c == '_') { up = true; continue; }
+    if (c == '_') {
+      up = true;
+      continue;
+    }
     out += up ? char(std::toupper(static_cast<unsigned char>(c))) : c;
     up = false;
   }
@@ -24,10 +27,10 @@ std::string camel(const std::string& name) {
 
 // What one entry's formulas use.
 struct Uses {
-  std::set<std::string> tensors;        // inputs saved whole
-  std::set<std::string> values;         // non-tensor inputs saved by value
+  std::set<std::string> tensors;                            // inputs saved whole
+  std::set<std::string> values;                             // non-tensor inputs saved by value
   std::set<std::string> sizes, dims, scalar_types, numels;  // X.sizes() etc., X an input or output
-  std::set<size_t> results;             // outputs saved
+  std::set<size_t> results;                                 // outputs saved
   bool grad_input_mask = false;
 };
 
@@ -71,10 +74,19 @@ NodeInfo analyse(const DerivativeInfo& d, const std::string& cls) {
       const bool known = s.find_argument(x) || output_index(s, x) >= 0;
       text += m.prefix().str();
       if (known) {
-        if (what == "sizes" || what == "sym_sizes") { ni.uses.sizes.insert(x); text += "IntArrayRef(" + x + "_sizes)"; }
-        else if (what == "dim") { ni.uses.dims.insert(x); text += x + "_dim"; }
-        else if (what == "scalar_type") { ni.uses.scalar_types.insert(x); text += x + "_scalar_type"; }
-        else { ni.uses.numels.insert(x); text += x + "_numel"; }
+        if (what == "sizes" || what == "sym_sizes") {
+          ni.uses.sizes.insert(x);
+          text += "IntArrayRef(" + x + "_sizes)";
+        } else if (what == "dim") {
+          ni.uses.dims.insert(x);
+          text += x + "_dim";
+        } else if (what == "scalar_type") {
+          ni.uses.scalar_types.insert(x);
+          text += x + "_scalar_type";
+        } else {
+          ni.uses.numels.insert(x);
+          text += x + "_numel";
+        }
       } else {
         text += m.str();
       }
@@ -87,7 +99,10 @@ NodeInfo analyse(const DerivativeInfo& d, const std::string& cls) {
       if (pos > 0 && (text[pos - 1] == '.' || text[pos - 1] == ':' || text[pos - 1] == '>')) continue;
       if (pos > 0 && (std::isalnum(static_cast<unsigned char>(text[pos - 1])))) continue;
       const std::string id = it->str();
-      if (id == "grad_input_mask") { ni.uses.grad_input_mask = true; continue; }
+      if (id == "grad_input_mask") {
+        ni.uses.grad_input_mask = true;
+        continue;
+      }
       if (const Argument* a = s.find_argument(id)) {
         (a->type.is_tensor() ? ni.uses.tensors : ni.uses.values).insert(id);
         continue;
@@ -220,8 +235,10 @@ void emit_node_class(Writer& w, const NodeInfo& ni) {
     << "  void release_variables() override {\n";
   for (const auto& t : ni.uses.tensors) {
     const Argument* a = s.find_argument(t);
-    if (a->type.is_list) w << "    for (auto& v : " << t << "_) v.reset();\n";
-    else w << "    " << t << "_.reset();\n";
+    if (a->type.is_list)
+      w << "    for (auto& v : " << t << "_) v.reset();\n";
+    else
+      w << "    " << t << "_.reset();\n";
   }
   for (size_t r : ni.uses.results) w << "    result" << r << "_.reset();\n";
   w << "  }\n";
@@ -251,7 +268,8 @@ void emit_apply(Writer& w, const NodeInfo& ni) {
   }
   w << "  [[maybe_unused]] const Tensor& grad = grads[0];\n";
   for (size_t i = 0; i < s.returns.size(); ++i)
-    if (s.returns[i].name) w << "  [[maybe_unused]] const Tensor& grad_" << *s.returns[i].name << " = grads[" << i << "];\n";
+    if (s.returns[i].name)
+      w << "  [[maybe_unused]] const Tensor& grad_" << *s.returns[i].name << " = grads[" << i << "];\n";
   w << "  const std::shared_ptr<Node> self_node_ = shared_from_this();\n";
   for (const auto& t : ni.uses.tensors) {
     const Argument* a = s.find_argument(t);
@@ -322,22 +340,28 @@ void emit_kernel(Writer& w, const OpInfo& op, const NodeInfo& ni) {
   const std::string ret = cpp_return_type(s);
   w << ret << " " << op.ident << "(" << kernel_params(s) << ") {\n";
   if (ni.d->non_differentiable) {
-    w << "  ExcludeDispatchKeyGuard below_(DispatchKey::Autograd);\n  return tc::" << op.cpp_name << "("
-      << call_args(s) << ");\n}\n\n";
+    w << "  ExcludeDispatchKeyGuard below_(DispatchKey::Autograd);\n  return tc::" << op.cpp_name << "(" << call_args(s)
+      << ");\n}\n\n";
     return;
   }
   w << "  std::shared_ptr<" << ni.cls << "> n;\n  if (GradMode::is_enabled() && any_requires_grad(";
   bool first = true;
   for (const Argument& a : s.arguments)
-    if (a.type.is_tensor()) { w << (first ? "" : ", ") << a.name; first = false; }
+    if (a.type.is_tensor()) {
+      w << (first ? "" : ", ") << a.name;
+      first = false;
+    }
   w << ")) {\n";
   if (inplace) w << "    check_inplace(self, \"" << op.qualified << "\");\n";
   w << "    edge_list next_;\n";
   for (const Argument& a : s.arguments) {
     if (!a.type.is_tensor()) continue;
-    if (a.type.is_list) w << "    for (const auto& t : " << a.name << ") next_.push_back(gradient_edge(t));\n";
-    else if (a.type.optional) w << "    next_.push_back(" << a.name << " ? gradient_edge(*" << a.name << ") : Edge());\n";
-    else w << "    next_.push_back(gradient_edge(" << a.name << "));\n";
+    if (a.type.is_list)
+      w << "    for (const auto& t : " << a.name << ") next_.push_back(gradient_edge(t));\n";
+    else if (a.type.optional)
+      w << "    next_.push_back(" << a.name << " ? gradient_edge(*" << a.name << ") : Edge());\n";
+    else
+      w << "    next_.push_back(gradient_edge(" << a.name << "));\n";
   }
   w << "    n = make_node<" << ni.cls << ">(std::move(next_));\n";
   for (const Argument& a : s.arguments)
@@ -356,7 +380,9 @@ void emit_kernel(Writer& w, const OpInfo& op, const NodeInfo& ni) {
       w << "    n->" << t << "_ = SavedVariable(" << t << ", false);\n";
     }
   }
-  for (const auto& v : ni.uses.values) w << "    " << std::regex_replace(save_value(*s.find_argument(v)), std::regex("n->([A-Za-z0-9_]+) ="), "n->$1_ =") << "\n";
+  for (const auto& v : ni.uses.values)
+    w << "    " << std::regex_replace(save_value(*s.find_argument(v)), std::regex("n->([A-Za-z0-9_]+) ="), "n->$1_ =")
+      << "\n";
   auto emit_meta = [&](const std::set<std::string>& xs, const char* suffix, const char* expr, bool outputs) {
     for (const auto& x : xs) {
       const bool is_output = output_index(fs, x) >= 0 && !s.find_argument(x);
@@ -394,7 +420,8 @@ void emit_kernel(Writer& w, const OpInfo& op, const NodeInfo& ni) {
         w << "    set_view_of(" << o << ", self);\n";
     }
   }
-  for (size_t r : ni.uses.results) w << "    n->result" << r << "_ = SavedVariable(" << output_expr(s, r, "result_") << ", true);\n";
+  for (size_t r : ni.uses.results)
+    w << "    n->result" << r << "_ = SavedVariable(" << output_expr(s, r, "result_") << ", true);\n";
   emit_meta(ni.uses.sizes, "_sizes", "DimVector(X.sizes())", true);
   emit_meta(ni.uses.dims, "_dim", "X.dim()", true);
   emit_meta(ni.uses.scalar_types, "_scalar_type", "X.scalar_type()", true);

@@ -26,7 +26,8 @@ std::vector<CParam> c_params(const Argument& a) {
   std::string dflt = a.default_value ? " (NULL: default " + shown + ")" : t.optional ? " (NULL: None)" : "";
   if (t.base == BaseType::Tensor) {
     if (t.is_list)
-      return {{"const tc_tensor* " + n, n + ": borrowed array of " + std::string(t.elem_optional ? "tensors or NULL" : "tensors")},
+      return {{"const tc_tensor* " + n,
+               n + ": borrowed array of " + std::string(t.elem_optional ? "tensors or NULL" : "tensors")},
               {"size_t " + n + "_len", n + "_len: number of elements of " + n}};
     if (is_mutable(a)) return {{"tc_tensor " + n, n + ": borrowed; written in place"}};
     return {{"tc_tensor " + n, n + ": borrowed" + std::string(t.optional ? " (NULL: None)" : "")}};
@@ -54,7 +55,8 @@ std::vector<COut> c_outputs(const FunctionSchema& s) {
     if (r.annotation && r.annotation->is_write) continue;
     const std::string name = c_output_name(s, i);
     if (r.type.base == BaseType::Tensor && r.type.is_list)
-      outs.push_back({"tc_tensor_list* " + name, name + ": receives a new list handle (release with tc_tensor_list_release)"});
+      outs.push_back(
+          {"tc_tensor_list* " + name, name + ": receives a new list handle (release with tc_tensor_list_release)"});
     else if (r.type.base == BaseType::Tensor)
       outs.push_back({"tc_tensor* " + name, name + ": receives a new reference (release with tc_tensor_release)"});
     else
@@ -92,13 +94,15 @@ std::string convert_arg(const Argument& a, const std::string& opq) {
   }
   if (t.is_list) {
     std::string et = t.base == BaseType::Int ? "int64_t" : t.base == BaseType::Bool ? "bool" : "double";
-    std::string check = "  if (!" + n + " && " + n + "_len) return tc::capi::set_error(tc::ErrorCode::InvalidArgument, tc::str(" + q +
+    std::string check = "  if (!" + n + " && " + n +
+                        "_len) return tc::capi::set_error(tc::ErrorCode::InvalidArgument, tc::str(" + q +
                         ", \": argument '" + n + "' is NULL with a non-zero length\"));\n";
     std::string make = t.base == BaseType::Int ? "tc::IntArrayRef(" + n + ", " + n + "_len)"
                                                : "std::vector<" + et + ">(" + n + ", " + n + " + " + n + "_len)";
     std::string type = t.base == BaseType::Int ? "tc::IntArrayRef" : "std::vector<" + et + ">";
     if (t.optional)
-      return check + "  std::optional<" + type + "> " + local + " = " + n + " ? std::optional<" + type + ">(" + make + ") : std::nullopt;\n";
+      return check + "  std::optional<" + type + "> " + local + " = " + n + " ? std::optional<" + type + ">(" + make +
+             ") : std::nullopt;\n";
     if (a.default_value) {
       std::string pre, d;
       if (t.base == BaseType::Int) {
@@ -114,7 +118,8 @@ std::string convert_arg(const Argument& a, const std::string& opq) {
       } else {
         d = dflt.empty() ? type + "()" : dflt;
       }
-      return check + pre + "  " + type + " " + local + " = " + n + " ? " + type + "(" + make + ") : " + type + "(" + d + ");\n";
+      return check + pre + "  " + type + " " + local + " = " + n + " ? " + type + "(" + make + ") : " + type + "(" + d +
+             ");\n";
     }
     return check + "  " + type + " " + local + " = " + make + ";\n";
   }
@@ -123,29 +128,53 @@ std::string convert_arg(const Argument& a, const std::string& opq) {
   auto src = [&](bool ptr) { return ptr ? "*" + n : n; };
   bool ptr = pointer_style(a) && t.base != BaseType::Str && t.base != BaseType::Generator;
   switch (t.base) {
-    case BaseType::Int: cpp_t = "int64_t"; conv = src(ptr); break;
-    case BaseType::Float: cpp_t = "double"; conv = src(ptr); break;
-    case BaseType::Bool: cpp_t = "bool"; conv = src(ptr); break;
-    case BaseType::Scalar: cpp_t = "tc::Scalar"; conv = "tc::capi::to_scalar(" + src(ptr) + ", " + q + ", " + an + ")"; break;
-    case BaseType::ScalarType: cpp_t = "tc::ScalarType"; conv = "tc::capi::to_dtype(" + src(ptr) + ", " + q + ", " + an + ")"; break;
-    case BaseType::Device: cpp_t = "tc::Device"; conv = "tc::capi::to_device(" + src(ptr) + ", " + q + ", " + an + ")"; break;
+    case BaseType::Int:
+      cpp_t = "int64_t";
+      conv = src(ptr);
+      break;
+    case BaseType::Float:
+      cpp_t = "double";
+      conv = src(ptr);
+      break;
+    case BaseType::Bool:
+      cpp_t = "bool";
+      conv = src(ptr);
+      break;
+    case BaseType::Scalar:
+      cpp_t = "tc::Scalar";
+      conv = "tc::capi::to_scalar(" + src(ptr) + ", " + q + ", " + an + ")";
+      break;
+    case BaseType::ScalarType:
+      cpp_t = "tc::ScalarType";
+      conv = "tc::capi::to_dtype(" + src(ptr) + ", " + q + ", " + an + ")";
+      break;
+    case BaseType::Device:
+      cpp_t = "tc::Device";
+      conv = "tc::capi::to_device(" + src(ptr) + ", " + q + ", " + an + ")";
+      break;
     case BaseType::Str:
       cpp_t = "std::string_view";
       if (t.optional || a.default_value) {
         std::string d = (dflt.empty() || dflt == "std::nullopt") ? "std::nullopt" : dflt;
         if (t.optional)
-          return "  std::optional<std::string_view> " + local + " = " + n + " ? std::optional<std::string_view>(" + n + ") : " + d + ";\n";
+          return "  std::optional<std::string_view> " + local + " = " + n + " ? std::optional<std::string_view>(" + n +
+                 ") : " + d + ";\n";
         return "  std::string_view " + local + " = " + n + " ? std::string_view(" + n + ") : " + d + ";\n";
       }
       return "  TC_CAPI_NULL_CHECK(" + n + ", " + q + ", " + an + ");\n  std::string_view " + local + "(" + n + ");\n";
     case BaseType::Generator:
-      return "  std::optional<tc::Generator> " + local + " = " + n + " ? std::optional<tc::Generator>(tc::capi::to_generator(" + n + ")) : std::nullopt;\n";
+      return "  std::optional<tc::Generator> " + local + " = " + n +
+             " ? std::optional<tc::Generator>(tc::capi::to_generator(" + n + ")) : std::nullopt;\n";
     default: return "#error unsupported type\n";
   }
   if (!ptr) return "  " + cpp_t + " " + local + " = " + conv + ";\n";
   if (t.optional) {
-    std::string d = (dflt.empty() || dflt == "std::nullopt") ? "std::nullopt" : "std::optional<" + cpp_t + ">(" + (t.base == BaseType::Scalar || t.base == BaseType::ScalarType ? "tc::" : "") + dflt + ")";
-    return "  std::optional<" + cpp_t + "> " + local + " = " + n + " ? std::optional<" + cpp_t + ">(" + conv + ") : " + d + ";\n";
+    std::string d = (dflt.empty() || dflt == "std::nullopt")
+                        ? "std::nullopt"
+                        : "std::optional<" + cpp_t + ">(" +
+                              (t.base == BaseType::Scalar || t.base == BaseType::ScalarType ? "tc::" : "") + dflt + ")";
+    return "  std::optional<" + cpp_t + "> " + local + " = " + n + " ? std::optional<" + cpp_t + ">(" + conv +
+           ") : " + d + ";\n";
   }
   std::string d = (t.base == BaseType::Scalar || t.base == BaseType::ScalarType ? "tc::" : "") + dflt;
   return "  " + cpp_t + " " + local + " = " + n + " ? " + cpp_t + "(" + conv + ") : " + cpp_t + "(" + d + ");\n";
@@ -161,8 +190,12 @@ std::string c_doc(const OpInfo& op) {
   const FunctionSchema& s = op.nf->func;
   std::string d = "/**\n * " + op.nf->func_text + "\n *\n";
   switch (s.kind()) {
-    case SchemaKind::Inplace: d += " * In place: modifies self (and bumps its version); on error self is unchanged.\n"; break;
-    case SchemaKind::Out: d += " * Out variant: writes the result into the out tensor(s), resizing an empty one.\n"; break;
+    case SchemaKind::Inplace:
+      d += " * In place: modifies self (and bumps its version); on error self is unchanged.\n";
+      break;
+    case SchemaKind::Out:
+      d += " * Out variant: writes the result into the out tensor(s), resizing an empty one.\n";
+      break;
     default: break;
   }
   for (const COut& o : c_outputs(s)) d += " * @param " + o.doc + "\n";

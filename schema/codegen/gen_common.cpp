@@ -20,7 +20,10 @@ std::string escape_c_string(const std::string& s) {
   std::string r;
   for (char c : s) {
     if (c == '"' || c == '\\') r += '\\';
-    if (c == '\n') { r += "\\n"; continue; }
+    if (c == '\n') {
+      r += "\\n";
+      continue;
+    }
     r += c;
   }
   return r;
@@ -58,8 +61,11 @@ std::vector<std::string> list_items(const std::string& text) {
   std::vector<std::string> items;
   std::string inner = text.substr(1, text.size() - 2), cur;
   for (char c : inner) {
-    if (c == ',') { items.push_back(cur); cur.clear(); }
-    else if (c != ' ') cur += c;
+    if (c == ',') {
+      items.push_back(cur);
+      cur.clear();
+    } else if (c != ' ')
+      cur += c;
   }
   if (!cur.empty()) items.push_back(cur);
   return items;
@@ -67,10 +73,10 @@ std::vector<std::string> list_items(const std::string& text) {
 
 std::string scalar_type_default(const std::string& v) {
   static const std::map<std::string, std::string> m = {
-      {"long", "Int64"}, {"int64", "Int64"}, {"int", "Int32"}, {"int32", "Int32"}, {"float", "Float32"},
-      {"float32", "Float32"}, {"double", "Float64"}, {"float64", "Float64"}, {"bool", "Bool"},
-      {"half", "Float16"}, {"float16", "Float16"}, {"bfloat16", "BFloat16"}, {"uint8", "UInt8"}, {"int8", "Int8"},
-      {"int16", "Int16"}};
+      {"long", "Int64"},    {"int64", "Int64"},     {"int", "Int32"},       {"int32", "Int32"},
+      {"float", "Float32"}, {"float32", "Float32"}, {"double", "Float64"},  {"float64", "Float64"},
+      {"bool", "Bool"},     {"half", "Float16"},    {"float16", "Float16"}, {"bfloat16", "BFloat16"},
+      {"uint8", "UInt8"},   {"int8", "Int8"},       {"int16", "Int16"}};
   auto it = m.find(v);
   return it == m.end() ? "" : "ScalarType::" + it->second;
 }
@@ -87,10 +93,13 @@ std::string cpp_arg_type(const Argument& a) {
     return is_mutable(a) ? "Tensor&" : "const Tensor&";
   }
   if (t.is_list) {
-    std::string l = t.base == BaseType::Int ? "IntArrayRef"
+    std::string l = t.base == BaseType::Int    ? "IntArrayRef"
                     : t.base == BaseType::Bool ? "const std::vector<bool>&"
                                                : "const std::vector<double>&";
-    if (t.optional) return t.base == BaseType::Int ? "std::optional<IntArrayRef>" : "const std::optional<std::vector<" + std::string(t.base == BaseType::Bool ? "bool" : "double") + ">>&";
+    if (t.optional)
+      return t.base == BaseType::Int ? "std::optional<IntArrayRef>"
+                                     : "const std::optional<std::vector<" +
+                                           std::string(t.base == BaseType::Bool ? "bool" : "double") + ">>&";
     return l;
   }
   if (t.base == BaseType::Scalar) return t.optional ? "const std::optional<Scalar>&" : "const Scalar&";
@@ -126,7 +135,8 @@ std::string cpp_default(const Argument& a) {
       return r + "})";
     }
     if (t.base == BaseType::Bool) {
-      std::vector<std::string> items = v.front() == '[' ? list_items(v) : std::vector<std::string>(size_t(t.list_size.value_or(1)), v);
+      std::vector<std::string> items =
+          v.front() == '[' ? list_items(v) : std::vector<std::string>(size_t(t.list_size.value_or(1)), v);
       std::string r = "std::vector<bool>{";
       for (size_t i = 0; i < items.size(); ++i) r += (i ? ", " : "") + bool_text(items[i]);
       return r + "}";
@@ -157,8 +167,10 @@ std::vector<const Argument*> cpp_op_params_order(const FunctionSchema& s) {
   std::vector<const Argument*> order;
   bool out_fn = s.kind() == SchemaKind::Out;
   if (out_fn)
-    for (const Argument& a : s.arguments) if (is_out_arg(a)) order.push_back(&a);
-  for (const Argument& a : s.arguments) if (!(out_fn && is_out_arg(a))) order.push_back(&a);
+    for (const Argument& a : s.arguments)
+      if (is_out_arg(a)) order.push_back(&a);
+  for (const Argument& a : s.arguments)
+    if (!(out_fn && is_out_arg(a))) order.push_back(&a);
   return order;
 }
 
@@ -200,18 +212,20 @@ std::string unbox_expr(const Argument& a, size_t i, const std::string& op) {
     return v + ".is_none() ? " + type + "(std::nullopt) : " + type + "(" + inner + ")";
   };
   if (t.base == BaseType::Tensor) {
-    if (t.is_list) return t.elem_optional ? v + ".to_optional_tensor_list(" + what + ")" : v + ".to_tensor_list(" + what + ")";
+    if (t.is_list)
+      return t.elem_optional ? v + ".to_optional_tensor_list(" + what + ")" : v + ".to_tensor_list(" + what + ")";
     if (t.optional) return v + ".to_optional_tensor(" + what + ")";
     return is_mutable(a) ? v + ".to_tensor_mut(" + what + ")" : v + ".to_tensor(" + what + ")";
   }
   std::string inner;
   if (t.is_list) {
-    inner = t.base == BaseType::Int ? v + ".to_int_list(" + what + ")"
+    inner = t.base == BaseType::Int    ? v + ".to_int_list(" + what + ")"
             : t.base == BaseType::Bool ? v + ".to_bool_list(" + what + ")"
                                        : v + ".to_double_list(" + what + ")";
     if (t.optional)
       return opt(inner, t.base == BaseType::Int ? "std::optional<IntArrayRef>"
-                                                : std::string("std::optional<std::vector<") + (t.base == BaseType::Bool ? "bool" : "double") + ">>");
+                                                : std::string("std::optional<std::vector<") +
+                                                      (t.base == BaseType::Bool ? "bool" : "double") + ">>");
     return inner;
   }
   switch (t.base) {
@@ -248,7 +262,8 @@ std::string plain_sig(const Argument& a) {
 
 bool same_args(const FunctionSchema& wrapper, const FunctionSchema& functional) {
   std::vector<std::string> w, f;
-  for (const Argument& a : wrapper.arguments) if (!is_out_arg(a)) w.push_back(plain_sig(a));
+  for (const Argument& a : wrapper.arguments)
+    if (!is_out_arg(a)) w.push_back(plain_sig(a));
   for (const Argument& a : functional.arguments) f.push_back(plain_sig(a));
   return w == f;
 }
@@ -278,8 +293,8 @@ Model build_model(const std::vector<NativeFunction>& nfs, std::vector<LoadError>
     op.ident = c_ident((n.ns.empty() ? "" : n.ns + "_") + n.name + (n.overload.empty() ? "" : "_" + n.overload));
     op.c_name = c_entry_name(n);
     if (op.c_name.find("__") != std::string::npos)
-      errors->push_back({nf.file, nf.line, "c-name-reserved",
-                         op.c_name + " contains \"__\", which C++ reserves; rename the op", ""});
+      errors->push_back(
+          {nf.file, nf.line, "c-name-reserved", op.c_name + " contains \"__\", which C++ reserves; rename the op", ""});
     op.cpp_name = nf.func.kind() == SchemaKind::Out ? n.base_name() + "_out" : n.name;
     if (!c_names.insert(op.c_name).second)
       errors->push_back({nf.file, nf.line, "c-name-collision", "two ops map to the C name " + op.c_name, ""});
@@ -314,8 +329,9 @@ Model build_model(const std::vector<NativeFunction>& nfs, std::vector<LoadError>
       }
     }
     if (!op.functional) {
-      errors->push_back({nf.file, nf.line, "no-functional-sibling",
-                         op.qualified + " has no dispatch and no functional op with the same arguments to generate it from", ""});
+      errors->push_back(
+          {nf.file, nf.line, "no-functional-sibling",
+           op.qualified + " has no dispatch and no functional op with the same arguments to generate it from", ""});
       continue;
     }
     op.generated_wrapper = true;

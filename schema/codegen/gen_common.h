@@ -22,10 +22,10 @@ using schema::Type;
 // One op plus what the generator derives for it.
 struct OpInfo {
   const NativeFunction* nf = nullptr;
-  std::string qualified;   // "add.Tensor"
-  std::string c_name;      // "tc_add_Tensor"
-  std::string ident;       // "add_Tensor": used for generated helper names
-  std::string cpp_name;    // "add", "add_", "add_out"
+  std::string qualified;               // "add.Tensor"
+  std::string c_name;                  // "tc_add_Tensor"
+  std::string ident;                   // "add_Tensor": used for generated helper names
+  std::string cpp_name;                // "add", "add_", "add_out"
   const OpInfo* functional = nullptr;  // for generated in-place/out wrappers
   bool generated_wrapper = false;      // in-place/out kernel written by the generator
   // C++ default arguments start no earlier than this parameter index, so that
@@ -73,14 +73,19 @@ std::string c_output_name(const FunctionSchema& s, size_t i);
 // The argument a written return (Tensor(a!)) aliases, or nullptr.
 const Argument* aliased_argument(const FunctionSchema& s, const Return& r);
 
-std::string c_ident(const std::string& s);  // sanitise to an identifier
+std::string c_ident(const std::string& s);        // sanitise to an identifier
 std::string c_entry_name(const OperatorName& n);  // "tc_add_inplace_Tensor" for add_.Tensor
 std::string escape_c_string(const std::string& s);
 
 class Writer {
  public:
-  template <class T> Writer& operator<<(const T& v) { os_ << v; return *this; }
+  template <class T>
+  Writer& operator<<(const T& v) {
+    os_ << v;
+    return *this;
+  }
   std::string str() const { return os_.str(); }
+
  private:
   std::ostringstream os_;
 };
@@ -97,8 +102,8 @@ std::string gen_registration(const Model& m, const std::string& yaml_file,
                              const std::vector<std::pair<const OpInfo*, std::string>>& autograd);
 std::string gen_listing(const Model& m);
 // Binding surfaces, each over the C ABI alone.
-std::string gen_cpp_binding(const Model& m);   // include/tensorc_ops.hpp (bindings/cpp)
-std::string gen_rust_sys(const Model& m);      // rust/sys_ops.rs: extern "C" declarations (bindings/rust)
-std::string gen_rust_ops(const Model& m);      // rust/ops.rs: the safe op functions and methods
+std::string gen_cpp_binding(const Model& m);  // include/tensorc_ops.hpp (bindings/cpp)
+std::string gen_rust_sys(const Model& m);     // rust/sys_ops.rs: extern "C" declarations (bindings/rust)
+std::string gen_rust_ops(const Model& m);     // rust/ops.rs: the safe op functions and methods
 
 }  // namespace tc::codegen

@@ -21,20 +21,54 @@ namespace {
 
 // Members of tensorc::Tensor written by hand (bindings/cpp/include/tensorc/
 // tensor.hpp): a schema method of the same name would clash with them.
-const std::set<std::string> kHandWritten = {
-    "defined", "get", "release", "use_count", "dim", "ndimension", "sizes", "strides", "size", "stride",
-    "numel", "scalar_type", "dtype", "device", "is_cpu", "is_cuda", "storage_offset", "is_contiguous",
-    "element_size", "data_ptr", "item", "requires_grad", "set_requires_grad", "requires_grad_", "grad",
-    "set_grad", "mutable_grad", "is_leaf", "retain_grad", "grad_fn_name", "backward", "detach", "detach_",
-    "version", "index", "index_put_", "accessor", "to_string", "to_vector", "toString"};
+const std::set<std::string> kHandWritten = {"defined",
+                                            "get",
+                                            "release",
+                                            "use_count",
+                                            "dim",
+                                            "ndimension",
+                                            "sizes",
+                                            "strides",
+                                            "size",
+                                            "stride",
+                                            "numel",
+                                            "scalar_type",
+                                            "dtype",
+                                            "device",
+                                            "is_cpu",
+                                            "is_cuda",
+                                            "storage_offset",
+                                            "is_contiguous",
+                                            "element_size",
+                                            "data_ptr",
+                                            "item",
+                                            "requires_grad",
+                                            "set_requires_grad",
+                                            "requires_grad_",
+                                            "grad",
+                                            "set_grad",
+                                            "mutable_grad",
+                                            "is_leaf",
+                                            "retain_grad",
+                                            "grad_fn_name",
+                                            "backward",
+                                            "detach",
+                                            "detach_",
+                                            "version",
+                                            "index",
+                                            "index_put_",
+                                            "accessor",
+                                            "to_string",
+                                            "to_vector",
+                                            "toString"};
 
 bool wants_method(const OpInfo& op) {
   const NativeFunction& nf = *op.nf;
   bool m = false;
   for (Variant v : nf.variants) m |= v == Variant::Method;
   const Argument* self = nf.func.find_argument("self");
-  return m && nf.func.kind() != SchemaKind::Out && self && self->type.base == BaseType::Tensor &&
-         !self->type.is_list && !self->type.optional && !kHandWritten.count(op.cpp_name);
+  return m && nf.func.kind() != SchemaKind::Out && self && self->type.base == BaseType::Tensor && !self->type.is_list &&
+         !self->type.optional && !kHandWritten.count(op.cpp_name);
 }
 
 bool pointer_style(const Argument& a) { return a.type.optional || a.default_value.has_value(); }
@@ -77,7 +111,7 @@ std::string arg_default(const Argument& a) {
     for (size_t i = 0; i < items.size(); ++i) r += (i ? ", " : "") + items[i];
     return items.empty() ? "ArrayRef<int64_t>()" : r + "})";
   }
-  std::string d = cpp_default(a);  // bool lists: std::vector<bool>{...}
+  std::string d = cpp_default(a);                                      // bool lists: std::vector<bool>{...}
   if (t.base == BaseType::Int && !t.is_list && d != *a.default_value)  // a named constant: Mean
     return "Reduction::" + *a.default_value;
   if (t.is_list && t.base == BaseType::Bool) {
@@ -169,8 +203,8 @@ CArg c_arg(const Argument& a) {
   if (t.base == BaseType::Tensor) {
     if (t.is_list) {
       if (t.elem_optional)
-        return {"  std::vector<tc_tensor> " + n + "_c;\n  " + n + "_c.reserve(" + n + ".size());\n  for (const auto& e_ : " + n +
-                    ") " + n + "_c.push_back(e_ ? e_->get() : nullptr);\n",
+        return {"  std::vector<tc_tensor> " + n + "_c;\n  " + n + "_c.reserve(" + n +
+                    ".size());\n  for (const auto& e_ : " + n + ") " + n + "_c.push_back(e_ ? e_->get() : nullptr);\n",
                 {n + "_c.data()", n + "_c.size()"}};
       return {"", {"detail::handles(" + n + ")", n + ".size()"}};
     }
@@ -220,7 +254,8 @@ std::string c_out_type(const Return& r) {
 
 // The value returned for output local `v` of return `r`.
 std::string wrap_out(const Return& r, const std::string& v) {
-  if (r.type.base == BaseType::Tensor) return r.type.is_list ? "detail::adopt_list(" + v + ")" : "Tensor::adopt(" + v + ")";
+  if (r.type.base == BaseType::Tensor)
+    return r.type.is_list ? "detail::adopt_list(" + v + ")" : "Tensor::adopt(" + v + ")";
   if (r.type.base == BaseType::Scalar) return "Scalar(" + v + ")";
   if (r.type.base == BaseType::ScalarType) return "static_cast<ScalarType>(" + v + ")";
   return v;
@@ -300,15 +335,16 @@ std::string method_def(const OpInfo& op) {
   for (size_t i = 0; i < order.size(); ++i)
     args += std::string(i ? ", " : "") +
             (order[i] == self ? (method_is_mutating(op) ? "const_cast<Tensor&>(*this)" : "*this") : order[i]->name);
-  return "inline " + return_type(s) + " Tensor::" + op.cpp_name + "(" + params(op, false, true) + ") const {\n  return tensorc::" +
-         op.cpp_name + "(" + args + ");\n}\n";
+  return "inline " + return_type(s) + " Tensor::" + op.cpp_name + "(" + params(op, false, true) +
+         ") const {\n  return tensorc::" + op.cpp_name + "(" + args + ");\n}\n";
 }
 
 // A method overload taking only the first `given` parameters: its own body
 // (a free function of that arity may belong to another op of the name).
 std::string method_def_given(const OpInfo& op, size_t given) {
   const FunctionSchema& s = op.nf->func;
-  std::string self = method_is_mutating(op) ? "  Tensor& self = const_cast<Tensor&>(*this);\n" : "  const Tensor& self = *this;\n";
+  std::string self =
+      method_is_mutating(op) ? "  Tensor& self = const_cast<Tensor&>(*this);\n" : "  const Tensor& self = *this;\n";
   return "inline " + return_type(s) + " Tensor::" + op.cpp_name + "(" + params(op, false, true, given) + ") const {\n" +
          self + body(op, given) + "}\n";
 }

@@ -12,10 +12,10 @@ namespace {
 // Members of tc::Tensor written by hand; a schema method of the same name is
 // not generated (the hand-written one is the fast path).
 const std::set<std::string> kHandWrittenMethods = {
-    "defined", "impl", "impl_ptr", "is_same", "use_count", "dim", "ndimension", "sizes", "strides", "size",
-    "stride", "numel", "scalar_type", "dtype", "device", "is_cpu", "storage_offset", "is_contiguous",
-    "element_size", "data_ptr", "storage", "key_set", "version", "bump_version", "requires_grad",
-    "unsafe_release", "item"};
+    "defined", "impl",    "impl_ptr",       "is_same",       "use_count",      "dim",         "ndimension",
+    "sizes",   "strides", "size",           "stride",        "numel",          "scalar_type", "dtype",
+    "device",  "is_cpu",  "storage_offset", "is_contiguous", "element_size",   "data_ptr",    "storage",
+    "key_set", "version", "bump_version",   "requires_grad", "unsafe_release", "item"};
 
 bool has_method(const OpInfo& op) {
   const NativeFunction& nf = *op.nf;
@@ -84,9 +84,12 @@ std::string op_body(const OpInfo& op) {
     w << "  {\n    DeviceCheck dc_(\"" << q << "\");\n";
     for (const Argument& a : s.arguments) {
       if (a.type.base != BaseType::Tensor) continue;
-      if (a.type.is_list) w << "    for (const auto& t_ : " << a.name << ") dc_.add(\"" << a.name << "\", t_);\n";
-      else if (a.type.optional) w << "    if (" << a.name << ") dc_.add(\"" << a.name << "\", *" << a.name << ");\n";
-      else w << "    dc_.add(\"" << a.name << "\", " << a.name << ");\n";
+      if (a.type.is_list)
+        w << "    for (const auto& t_ : " << a.name << ") dc_.add(\"" << a.name << "\", t_);\n";
+      else if (a.type.optional)
+        w << "    if (" << a.name << ") dc_.add(\"" << a.name << "\", *" << a.name << ");\n";
+      else
+        w << "    dc_.add(\"" << a.name << "\", " << a.name << ");\n";
     }
     w << "  }\n";
   }
@@ -105,7 +108,8 @@ std::string op_body(const OpInfo& op) {
   } else if (s.returns.size() == 1) {
     const Return& r0 = s.returns[0];
     if (!(r0.annotation && r0.annotation->is_write))
-      w << "  TC_CHECK(st.size() == 1, Internal, \"" << q << ": boxed kernel returned \", st.size(), \" values, expected 1\");\n";
+      w << "  TC_CHECK(st.size() == 1, Internal, \"" << q
+        << ": boxed kernel returned \", st.size(), \" values, expected 1\");\n";
     w << "  return " << unbox_return(s, 0, "st[0]") << ";\n";
   } else {
     w << "  TC_CHECK(st.size() == " << s.returns.size() << ", Internal, \"" << q
@@ -129,7 +133,8 @@ std::string gen_cpp_ops_header(const Model& m) {
   std::set<std::string> seen;
   for (const OpInfo& op : m.ops) {
     const FunctionSchema& s = op.nf->func;
-    std::string decl = cpp_return_type(s) + " " + op.cpp_name + "(" + cpp_op_params(s, true, false, op.default_floor) + ");";
+    std::string decl =
+        cpp_return_type(s) + " " + op.cpp_name + "(" + cpp_op_params(s, true, false, op.default_floor) + ");";
     w << "// " << op.nf->func_text << "\n" << decl << "\n";
   }
   w << "\n}  // namespace tc\n";
@@ -143,7 +148,8 @@ std::string gen_tensor_methods_header(const Model& m) {
   for (const OpInfo& op : m.ops) {
     if (!has_method(op)) continue;
     const FunctionSchema& s = op.nf->func;
-    w << "  " << cpp_return_type(s) << " " << op.cpp_name << "(" << cpp_op_params(s, true, true, op.default_floor) << ") const;\n";
+    w << "  " << cpp_return_type(s) << " " << op.cpp_name << "(" << cpp_op_params(s, true, true, op.default_floor)
+      << ") const;\n";
   }
   return w.str();
 }
@@ -155,7 +161,8 @@ std::string gen_cpp_ops_source(const Model& m) {
     << "namespace tc {\n\n";
   for (const OpInfo& op : m.ops) {
     const FunctionSchema& s = op.nf->func;
-    w << cpp_return_type(s) << " " << op.cpp_name << "(" << cpp_op_params(s, false) << ") {\n" << op_body(op) << "}\n\n";
+    w << cpp_return_type(s) << " " << op.cpp_name << "(" << cpp_op_params(s, false) << ") {\n"
+      << op_body(op) << "}\n\n";
   }
   for (const OpInfo& op : m.ops) {
     if (!has_method(op)) continue;

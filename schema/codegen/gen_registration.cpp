@@ -47,10 +47,12 @@ std::string wrapper_body(const OpInfo& op) {
   }
   // Out variant: one out argument per functional return, in order.
   std::vector<const Argument*> outs;
-  for (const Argument& a : s.arguments) if (is_out_arg(a)) outs.push_back(&a);
+  for (const Argument& a : s.arguments)
+    if (is_out_arg(a)) outs.push_back(&a);
   w << "  auto result = " << call << ";\n";
   if (outs.size() == 1) {
-    w << "  copy_result_out(\"" << op.qualified << "\", \"" << outs[0]->name << "\", " << outs[0]->name << ", result);\n";
+    w << "  copy_result_out(\"" << op.qualified << "\", \"" << outs[0]->name << "\", " << outs[0]->name
+      << ", result);\n";
     w << "  return " << outs[0]->name << ";\n";
   } else {
     for (size_t i = 0; i < outs.size(); ++i)
@@ -97,7 +99,8 @@ std::string gen_registration(const Model& m, const std::string& yaml_file,
     if (!op.generated_wrapper) continue;
     const FunctionSchema& s = op.nf->func;
     w << "// " << op.nf->func_text << ": computes " << op.functional->qualified << ", then copies.\n";
-    w << cpp_return_type(s) << " " << wrapper_name(op) << "(" << kernel_params(s) << ") {\n" << wrapper_body(op) << "}\n\n";
+    w << cpp_return_type(s) << " " << wrapper_name(op) << "(" << kernel_params(s) << ") {\n"
+      << wrapper_body(op) << "}\n\n";
   }
   w << "}  // namespace native\n\nnamespace {\n\n";
   // Boxed adapters, one template per op, instantiated per kernel.
@@ -107,7 +110,8 @@ std::string gen_registration(const Model& m, const std::string& yaml_file,
       << "void boxed_" << op.ident << "(const OperatorEntry&, DispatchKeySet, Stack* stack, void*) {\n"
       << "  Stack& st = *stack;\n";
     std::string call = "F(";
-    for (size_t i = 0; i < s.arguments.size(); ++i) call += (i ? ", " : "") + unbox_expr(s.arguments[i], i, op.qualified);
+    for (size_t i = 0; i < s.arguments.size(); ++i)
+      call += (i ? ", " : "") + unbox_expr(s.arguments[i], i, op.qualified);
     call += ")";
     std::string ret = cpp_return_type(s);
     if (ret == "void") {
@@ -126,9 +130,11 @@ std::string gen_registration(const Model& m, const std::string& yaml_file,
       << op.nf->line << "\");\n";
     for (const auto& kv : kernels_of(op)) {
       w << "    KernelFunction k;\n"
-        << "    k.unboxed = reinterpret_cast<void*>(static_cast<" << cpp_fn_ptr_type(s) << ">(&native::" << kv.second << "));\n"
+        << "    k.unboxed = reinterpret_cast<void*>(static_cast<" << cpp_fn_ptr_type(s) << ">(&native::" << kv.second
+        << "));\n"
         << "    k.boxed = &boxed_" << op.ident << "<&native::" << kv.second << ">;\n"
-        << "    d.register_kernel(op, DispatchKey::" << kv.first << ", std::move(k), \"native::" << kv.second << "\");\n";
+        << "    d.register_kernel(op, DispatchKey::" << kv.first << ", std::move(k), \"native::" << kv.second
+        << "\");\n";
     }
     if (auto it = autograd_of.find(&op); it != autograd_of.end()) {
       const std::string fn = "autograd::generated::" + it->second;
@@ -159,8 +165,8 @@ std::string gen_listing(const Model& m) {
     for (size_t a = 0; a < s.arguments.size(); ++a) {
       const Argument& arg = s.arguments[a];
       w << (a ? ", " : "") << "{\"name\": \"" << arg.name << "\", \"type\": \"" << arg.type.str()
-        << "\", \"mutable\": " << (is_mutable(arg) ? "true" : "false") << ", \"kwarg_only\": "
-        << (arg.kwarg_only ? "true" : "false");
+        << "\", \"mutable\": " << (is_mutable(arg) ? "true" : "false")
+        << ", \"kwarg_only\": " << (arg.kwarg_only ? "true" : "false");
       if (arg.default_value) w << ", \"default\": \"" << escape_c_string(*arg.default_value) << "\"";
       w << "}";
     }

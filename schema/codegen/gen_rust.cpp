@@ -24,11 +24,11 @@ namespace {
 
 const std::set<std::string>& rust_keywords() {
   static const std::set<std::string> k = {
-      "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if", "impl",
-      "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "Self", "static",
-      "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn",
-      "abstract", "become", "box", "do", "final", "macro", "override", "priv", "typeof", "unsized", "virtual",
-      "yield", "try", "union"};
+      "as",       "break", "const",  "continue", "crate",   "else",     "enum",   "extern", "false", "fn",     "for",
+      "if",       "impl",  "in",     "let",      "loop",    "match",    "mod",    "move",   "mut",   "pub",    "ref",
+      "return",   "self",  "Self",   "static",   "struct",  "super",    "trait",  "true",   "type",  "unsafe", "use",
+      "where",    "while", "async",  "await",    "dyn",     "abstract", "become", "box",    "do",    "final",  "macro",
+      "override", "priv",  "typeof", "unsized",  "virtual", "yield",    "try",    "union"};
   return k;
 }
 
@@ -38,12 +38,12 @@ const std::set<std::string>& rust_keywords() {
 // shadow them.
 const std::set<std::string>& reserved_names() {
   static const std::set<std::string> r = {
-      "clone", "to_string", "fmt", "drop", "into", "from", "try_from", "try_into", "as_ref", "borrow",
-      "as_raw", "into_raw", "from_raw", "from_out", "from_slice", "from_scalar", "to_vec", "item", "size",
-      "size_dim", "dim", "numel", "kind", "device", "strides", "is_contiguous", "storage_offset", "data_ptr",
-      "version", "use_count", "requires_grad", "set_requires_grad", "grad", "set_grad", "is_leaf",
-      "retain_grad", "grad_fn_name", "detach", "detach_", "backward", "backward_with", "deep_clone", "i",
-      "index_with", "to_kind", "to_device", "copy_to_slice", "from_vec", "item_scalar", "borrow_raw",
+      "clone", "to_string", "fmt", "drop", "into", "from", "try_from", "try_into", "as_ref", "borrow", "as_raw",
+      "into_raw", "from_raw", "from_out", "from_slice", "from_scalar", "to_vec", "item", "size", "size_dim", "dim",
+      "numel", "kind", "device", "strides", "is_contiguous", "storage_offset", "data_ptr", "version", "use_count",
+      "requires_grad", "set_requires_grad", "grad", "set_grad", "is_leaf", "retain_grad", "grad_fn_name", "detach",
+      "detach_", "backward", "backward_with", "deep_clone", "i", "index_with", "to_kind", "to_device", "copy_to_slice",
+      "from_vec", "item_scalar", "borrow_raw",
       // private helpers on Tensor
       "format", "query", "dims_query", "null_output"};
   return r;
@@ -94,13 +94,15 @@ struct Names {
 
 Names assign_names(const Model& m) {
   Names out;
-  std::map<std::string, bool> has_empty;                 // op name -> some overload is empty
-  std::map<std::string, const OpInfo*> primary;          // op name -> first non-out overload
+  std::map<std::string, bool> has_empty;         // op name -> some overload is empty
+  std::map<std::string, const OpInfo*> primary;  // op name -> first non-out overload
   for (const OpInfo& op : m.ops) {
     const auto& n = op.nf->func.name;
     std::string key = n.ns + "::" + n.name;
-    if (n.overload.empty()) has_empty[key] = true;
-    else if (op.nf->func.kind() != SchemaKind::Out && !primary.count(key)) primary[key] = &op;
+    if (n.overload.empty())
+      has_empty[key] = true;
+    else if (op.nf->func.kind() != SchemaKind::Out && !primary.count(key))
+      primary[key] = &op;
   }
   for (const OpInfo& op : m.ops) {
     const auto& n = op.nf->func.name;
@@ -225,7 +227,8 @@ SafeArg safe_arg(const Argument& a, bool receiver) {
     if (opt) {
       r.param = n + (t.base == BaseType::Int ? ": impl OptIntList<'a>" : ": impl Into<Option<&'a [" + et + "]>>");
       r.lifetime = true;
-      r.pre = "let " + n + ": Option<&[" + et + "]> = " + (t.base == BaseType::Int ? n + ".into_opt_list();" : n + ".into();");
+      r.pre = "let " + n + ": Option<&[" + et +
+              "]> = " + (t.base == BaseType::Int ? n + ".into_opt_list();" : n + ".into();");
       r.exprs = {n + ".map_or(ptr::null(), |s| s.as_ptr())", n + ".map_or(0, |s| s.len())"};
       return r;
     }
@@ -271,8 +274,14 @@ SafeArg safe_arg(const Argument& a, bool receiver) {
     case BaseType::Int: rt = "i64"; break;
     case BaseType::Float: rt = "f64"; break;
     case BaseType::Bool: rt = "bool"; break;
-    case BaseType::ScalarType: rt = "Kind"; conv = ".code()"; break;
-    case BaseType::Device: rt = "Device"; conv = ".to_c()"; break;
+    case BaseType::ScalarType:
+      rt = "Kind";
+      conv = ".code()";
+      break;
+    case BaseType::Device:
+      rt = "Device";
+      conv = ".to_c()";
+      break;
     default: rt = "?"; break;
   }
   if (opt) {
@@ -336,11 +345,14 @@ std::string safe_fn(const OpInfo& op, const std::string& name, bool method) {
       } else if (t.base == BaseType::Tensor) {
         out_decls += "let mut " + o.name + ": sys::tc_tensor = ptr::null_mut();\n        ";
         types.push_back(maybe_undefined ? "Option<Tensor>" : "Tensor");
-        vals.push_back(maybe_undefined ? "Result::<Option<Tensor>>::Ok(unsafe { Tensor::from_raw(" + o.name + ") })" : "Tensor::from_out(" + o.name + ")");
+        vals.push_back(maybe_undefined ? "Result::<Option<Tensor>>::Ok(unsafe { Tensor::from_raw(" + o.name + ") })"
+                                       : "Tensor::from_out(" + o.name + ")");
       } else {
-        std::string init = t.base == BaseType::Scalar ? "sys::tc_scalar::default()"
+        std::string init = t.base == BaseType::Scalar   ? "sys::tc_scalar::default()"
                            : t.base == BaseType::Device ? "sys::tc_device { type_: 0, index: 0 }"
-                           : t.base == BaseType::Bool ? "false" : t.base == BaseType::Float ? "0.0" : "0";
+                           : t.base == BaseType::Bool   ? "false"
+                           : t.base == BaseType::Float  ? "0.0"
+                                                        : "0";
         out_decls += "let mut " + o.name + " = " + init + ";\n        ";
         types.push_back(safe_value_type(t.base));
         vals.push_back(t.base == BaseType::Scalar       ? "Ok(Scalar::from_c(" + o.name + "))"
@@ -449,7 +461,8 @@ std::string gen_rust_ops(const Model& m) {
 
   w << "impl Tensor {\n";
   for (const OpInfo& op : m.ops)
-    if (has_variant(*op.nf, Variant::Method) && method_self(op.nf->func)) w << safe_fn(op, names.rust[&op], true) << "\n";
+    if (has_variant(*op.nf, Variant::Method) && method_self(op.nf->func))
+      w << safe_fn(op, names.rust[&op], true) << "\n";
   w << "}\n\n";
 
   w << "/// The ops with a function variant (the schema's default) and the factories,\n"

@@ -29,7 +29,8 @@ bool write_if_changed(const fs::path& path, const std::string& content) {
 }
 
 int usage() {
-  std::cerr << "usage: tc_codegen --ops schema/ops.yaml [--derivatives schema/derivatives.yaml] --out DIR [--kernels DIR]...\n";
+  std::cerr << "usage: tc_codegen --ops schema/ops.yaml [--derivatives schema/derivatives.yaml] --out DIR [--kernels "
+               "DIR]...\n";
   return 2;
 }
 
@@ -41,11 +42,16 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (i + 1 >= argc) return usage();
-    if (a == "--ops") ops_path = argv[++i];
-    else if (a == "--out") out_dir = argv[++i];
-    else if (a == "--derivatives") derivatives_path = argv[++i];
-    else if (a == "--kernels") opts.kernel_source_dirs.push_back(argv[++i]);
-    else return usage();
+    if (a == "--ops")
+      ops_path = argv[++i];
+    else if (a == "--out")
+      out_dir = argv[++i];
+    else if (a == "--derivatives")
+      derivatives_path = argv[++i];
+    else if (a == "--kernels")
+      opts.kernel_source_dirs.push_back(argv[++i]);
+    else
+      return usage();
   }
   if (ops_path.empty() || out_dir.empty()) return usage();
   std::ifstream in(ops_path);
@@ -70,8 +76,8 @@ int main(int argc, char** argv) {
     }
     std::stringstream ds;
     ds << din.rdbuf();
-    auto derrors = load_derivatives(ds.str(), "schema/" + fs::path(derivatives_path).filename().string(), model,
-                                    &derivatives);
+    auto derrors =
+        load_derivatives(ds.str(), "schema/" + fs::path(derivatives_path).filename().string(), model, &derivatives);
     errors.insert(errors.end(), derrors.begin(), derrors.end());
   }
   if (!errors.empty()) {
@@ -86,7 +92,8 @@ int main(int argc, char** argv) {
             write_if_changed(out / "tensorc_gen/tensor_methods.h", gen_tensor_methods_header(model)) &&
             write_if_changed(out / "ops.cpp", gen_cpp_ops_source(model)) &&
             write_if_changed(out / "tensorc_gen/native_functions.h", gen_native_header(model)) &&
-            write_if_changed(out / "register_ops.cpp", gen_registration(model, shown, autograd_kernels(model, derivatives))) &&
+            write_if_changed(out / "register_ops.cpp",
+                             gen_registration(model, shown, autograd_kernels(model, derivatives))) &&
             write_if_changed(out / "tensorc_gen/autograd.h", gen_autograd_header(model, derivatives)) &&
             write_if_changed(out / "autograd.cpp", gen_autograd_source(model, derivatives)) &&
             write_if_changed(out / "ops.json", gen_listing(model)) &&

@@ -164,8 +164,10 @@ class EntryLoader {
     fn->variants.clear();
     for (const auto& name : names) {
       Variant v;
-      if (name == "function") v = Variant::Function;
-      else if (name == "method") v = Variant::Method;
+      if (name == "function")
+        v = Variant::Function;
+      else if (name == "method")
+        v = Variant::Method;
       else {
         error("unknown-variant", "unknown variant '" + name + "' (expected function or method)");
         continue;
@@ -227,8 +229,10 @@ class EntryLoader {
       return error("yaml", "`tags:` must be a string or a list of strings");
     }
     for (const auto& tag : tags) {
-      if (is_identifier(tag)) fn->tags.push_back(tag);
-      else error("bad-tag", "tag '" + tag + "' is not an identifier");
+      if (is_identifier(tag))
+        fn->tags.push_back(tag);
+      else
+        error("bad-tag", "tag '" + tag + "' is not an identifier");
     }
   }
 };
@@ -263,7 +267,8 @@ std::vector<LoadError> load_native_functions(const std::string& yaml_text, const
     known_kernels.insert(defined.begin(), defined.end());
   }
   std::map<std::string, std::string> first_definition;  // qualified name -> "file:line"
-  for (const auto& fn : *out) first_definition.emplace(fn.func.name.qualified(), fn.file + ":" + std::to_string(fn.line));
+  for (const auto& fn : *out)
+    first_definition.emplace(fn.func.name.qualified(), fn.file + ":" + std::to_string(fn.line));
   std::vector<NativeFunction> loaded;
 
   for (const auto& entry : root) {

@@ -17,10 +17,10 @@ enum class Variant { Function, Method };
 // Keys: CPU, CUDA, PrivateUse1, CompositeExplicitAutograd, CompositeImplicitAutograd.
 struct NativeFunction {
   schema::FunctionSchema func;
-  std::string func_text;                         // the `func:` string as written
-  std::vector<Variant> variants;                 // default: {Function}
-  std::map<std::string, std::string> dispatch;   // key name -> C++ kernel name in tc::native
-  bool dispatch_given = false;                   // false: CompositeImplicitAutograd by default
+  std::string func_text;                        // the `func:` string as written
+  std::vector<Variant> variants;                // default: {Function}
+  std::map<std::string, std::string> dispatch;  // key name -> C++ kernel name in tc::native
+  bool dispatch_given = false;                  // false: CompositeImplicitAutograd by default
   bool device_guard = true;
   bool device_check = true;
   std::vector<std::string> tags;

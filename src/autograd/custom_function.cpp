@@ -113,12 +113,13 @@ variable_list apply_function(const std::shared_ptr<const FunctionDef>& def, cons
     } else if (is_input) {
       out = detach(out);  // an input returned as is: an alias gets the history
     }
-    if (non_differentiable || !is_floating(out.dtype())) node->add_input_metadata(out);
-    else set_history(out, node);
+    if (non_differentiable || !is_floating(out.dtype()))
+      node->add_input_metadata(out);
+    else
+      set_history(out, node);
   }
   for (const Tensor& t : ctx->to_save_) {
-    const bool is_output =
-        std::any_of(outputs.begin(), outputs.end(), [&](const Tensor& o) { return o.is_same(t); });
+    const bool is_output = std::any_of(outputs.begin(), outputs.end(), [&](const Tensor& o) { return o.is_same(t); });
     ctx->saved_.emplace_back(t, is_output);
   }
   ctx->to_save_.clear();

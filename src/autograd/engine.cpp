@@ -18,8 +18,10 @@ struct InputBuffer {
   explicit InputBuffer(size_t n) : grads(n) {}
   void add(size_t i, Tensor g) {
     if (!g.defined()) return;
-    if (!grads[i].defined()) grads[i] = std::move(g);
-    else grads[i] = tc::add(grads[i], g);  // out of place: the first may be a user's tensor
+    if (!grads[i].defined())
+      grads[i] = std::move(g);
+    else
+      grads[i] = tc::add(grads[i], g);  // out of place: the first may be a user's tensor
   }
 };
 
@@ -40,8 +42,8 @@ Tensor conform(Tensor g, const InputMetadata& md, const Node& producer, size_t i
     g = formulas::sum_to(g, md.sizes);
   }
   if (g.dtype() != md.dtype) g = tc::to(g, md.dtype);
-  TC_CHECK(g.device() == md.device, Device, "backward: function ", producer.name(),
-           " returned a gradient on ", g.device(), " at index ", index, ", expected ", md.device);
+  TC_CHECK(g.device() == md.device, Device, "backward: function ", producer.name(), " returned a gradient on ",
+           g.device(), " at index ", index, ", expected ", md.device);
   return g;
 }
 
@@ -208,8 +210,8 @@ class GraphTask {
 };
 
 // Roots and their starting gradients (ones for a one-element root).
-void prepare_roots(const variable_list& roots, const variable_list& grad_outputs, const char* api,
-                   edge_list* edges, variable_list* grads) {
+void prepare_roots(const variable_list& roots, const variable_list& grad_outputs, const char* api, edge_list* edges,
+                   variable_list* grads) {
   TC_CHECK_ARG(grad_outputs.empty() || grad_outputs.size() == roots.size(), api, ": got ", grad_outputs.size(),
                " grad_outputs for ", roots.size(), " outputs; expected one per output (or none)");
   for (size_t i = 0; i < roots.size(); ++i) {
@@ -219,12 +221,12 @@ void prepare_roots(const variable_list& roots, const variable_list& grad_outputs
              " of tensors does not require grad and does not have a grad_fn");
     Tensor g = grad_outputs.empty() ? Tensor() : grad_outputs[i];
     if (!g.defined()) {
-      TC_CHECK(r.numel() == 1, Runtime, api, ": grad can be implicitly created only for scalar outputs (element ",
-               i, " has shape ", r.sizes(), ")");
+      TC_CHECK(r.numel() == 1, Runtime, api, ": grad can be implicitly created only for scalar outputs (element ", i,
+               " has shape ", r.sizes(), ")");
       g = tc::ones_like(r, r.dtype(), r.device());
     } else {
-      TC_CHECK_ARG(g.sizes() == r.sizes(), api, ": mismatch in shape: grad_output[", i, "] has a shape of ",
-                   g.sizes(), " and output[", i, "] has a shape of ", r.sizes());
+      TC_CHECK_ARG(g.sizes() == r.sizes(), api, ": mismatch in shape: grad_output[", i, "] has a shape of ", g.sizes(),
+                   " and output[", i, "] has a shape of ", r.sizes());
     }
     edges->push_back(gradient_edge(r));
     grads->push_back(std::move(g));
@@ -262,8 +264,9 @@ variable_list grad(const variable_list& outputs, const variable_list& inputs, co
     TC_CHECK(allow_unused || result[i].defined(), Runtime, "grad: One of the differentiated Tensors (inputs[", i,
              "]) appears to not have been used in the graph. Set allow_unused=True if this is the desired "
              "behavior.");
-    if (result[i].defined()) result[i] = conform(result[i], input_edges[i].function->input_metadata()[input_edges[i].input_nr],
-                                                 *input_edges[i].function, i);
+    if (result[i].defined())
+      result[i] = conform(result[i], input_edges[i].function->input_metadata()[input_edges[i].input_nr],
+                          *input_edges[i].function, i);
   }
   return result;
 }

@@ -17,8 +17,10 @@ namespace tc::autograd {
 namespace {
 
 void for_each_tensor(const IValue& v, const std::function<void(const Tensor&)>& f) {
-  if (v.is_tensor()) f(v.to_tensor());
-  else if (v.tag() == IValue::Tag::TensorList) for (const Tensor& t : v.to_tensor_list()) f(t);
+  if (v.is_tensor())
+    f(v.to_tensor());
+  else if (v.tag() == IValue::Tag::TensorList)
+    for (const Tensor& t : v.to_tensor_list()) f(t);
   else if (v.tag() == IValue::Tag::OptionalTensorList)
     for (const auto& t : v.to_optional_tensor_list())
       if (t) f(*t);

@@ -249,7 +249,8 @@ Tensor as_strided_backward(const Tensor& grad, const Tensor& self, IntArrayRef s
                            std::optional<int64_t> storage_offset) {
   TC_CHECK(!grad.requires_grad(), NotImplemented,
            "the second derivative of 'as_strided' is not implemented (create_graph through as_strided)");
-  TC_CHECK(self.device().is_cpu(), NotImplemented, "the derivative of 'as_strided' is implemented for CPU tensors only");
+  TC_CHECK(self.device().is_cpu(), NotImplemented,
+           "the derivative of 'as_strided' is implemented for CPU tensors only");
   // Storage positions, relative to the lowest one either geometry touches.
   auto positions = [](IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
     int64_t n = 1;
@@ -345,7 +346,6 @@ std::vector<Tensor> stack_backward(const Tensor& grad, size_t count, int64_t dim
   return parts;
 }
 
-
 // ---- neural-network ops ----
 
 std::vector<bool> mask_vector(const std::array<bool, 3>& m) { return {m[0], m[1], m[2]}; }
@@ -357,8 +357,7 @@ Tensor softmax_double_backward(const Tensor& grad, const Tensor& grad_output, co
   return tc::sub(tc::mul(grad, tc::sub(grad_output, s)), tc::mul(grad_output, gs));
 }
 
-Tensor log_softmax_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output,
-                                   int64_t dim) {
+Tensor log_softmax_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output, int64_t dim) {
   // d/d output of g - exp(output) * sum(g) applied to grad.
   return tc::neg(tc::mul(tc::mul(grad, tc::exp(output)), tc::sum(grad_output, IntArrayRef(dim), true)));
 }

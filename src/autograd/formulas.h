@@ -45,9 +45,7 @@ Tensor var_backward(const Tensor& grad, const Tensor& self, std::optional<IntArr
                     bool keepdim);
 Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self, std::optional<IntArrayRef> dim,
                     double correction, bool keepdim);
-inline double correction_value(const std::optional<Scalar>& c, double dflt = 1.0) {
-  return c ? c->to_double() : dflt;
-}
+inline double correction_value(const std::optional<Scalar>& c, double dflt = 1.0) { return c ? c->to_double() : dflt; }
 
 Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent);
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent);

@@ -42,8 +42,9 @@ variable_list floating_outputs(const variable_list& outs) {
 std::string mismatch(size_t out_i, size_t in_i, int64_t out_e, int64_t in_e, double numeric, double analytic,
                      const char* what) {
   std::ostringstream os;
-  os << what << ": Jacobian mismatch for output " << out_i << " with respect to input " << in_i << " at (output element "
-     << out_e << ", input element " << in_e << "): numerical " << numeric << ", analytical " << analytic;
+  os << what << ": Jacobian mismatch for output " << out_i << " with respect to input " << in_i
+     << " at (output element " << out_e << ", input element " << in_e << "): numerical " << numeric << ", analytical "
+     << analytic;
   return os.str();
 }
 
@@ -69,8 +70,10 @@ std::string gradcheck(const DifferentiableFn& fn, const variable_list& inputs, c
       Tensor go = tc::zeros(outs[o].sizes(), outs[o].dtype(), outs[o].device());
       write_scalar(static_cast<char*>(go.data_ptr()) + e * int64_t(go.element_size()), go.dtype(), Scalar(1.0));
       variable_list fresh = floating_outputs(fn(inputs));
-      if (fresh[o].requires_grad()) rows.push_back(grad({fresh[o]}, diff_inputs, {go}, false, false, true));
-      else rows.push_back(variable_list(diff_inputs.size()));  // a constant output: all zero
+      if (fresh[o].requires_grad())
+        rows.push_back(grad({fresh[o]}, diff_inputs, {go}, false, false, true));
+      else
+        rows.push_back(variable_list(diff_inputs.size()));  // a constant output: all zero
     }
     // Numerical Jacobian, one column per input element.
     for (size_t j = 0; j < diff_inputs.size(); ++j) {

@@ -56,9 +56,12 @@ void delete_node(Node* n) {
 }
 
 void throw_released(const Node& n) {
-  TC_FAIL(Runtime, "backward: trying to backward through the graph a second time (or directly access saved "
+  TC_FAIL(Runtime,
+          "backward: trying to backward through the graph a second time (or directly access saved "
           "tensors after they have already been freed). Saved intermediate values of the graph are freed when "
-          "you call backward() or autograd.grad() (here: ", n.name(), "). Specify retain_graph=True if you need "
+          "you call backward() or autograd.grad() (here: ",
+          n.name(),
+          "). Specify retain_graph=True if you need "
           "to backward through the graph a second time or if you need to access saved tensors after calling "
           "backward.");
 }
@@ -76,8 +79,10 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     // set_grad/grad, see the sum before or after, never half of it.
     std::lock_guard<std::mutex> lock(m.mutex_);
     // Keep the incoming gradient unless someone else may still change it.
-    if (!m.grad_.defined()) m.grad_ = g.use_count() == 1 && g.is_contiguous() ? g : tc::clone(g);
-    else m.grad_.add_(g);
+    if (!m.grad_.defined())
+      m.grad_ = g.use_count() == 1 && g.is_contiguous() ? g : tc::clone(g);
+    else
+      m.grad_.add_(g);
     return {};
   }
   // create_graph: the sum is a differentiable op, and recording it takes the

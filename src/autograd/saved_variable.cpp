@@ -32,10 +32,12 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner) const {
     shape << "[";
     for (size_t i = 0; i < sizes_.size(); ++i) shape << (i ? ", " : "") << sizes_[i];
     shape << "]";
-    TC_FAIL(Runtime, "one of the variables needed for gradient computation has been modified by an inplace "
-            "operation: [", dtype_, " ", shape.str(), "], which is ", is_output_ ? "output " : "an input of ",
-            is_output_ ? std::to_string(output_nr_) + " of " : "", owner->name(), ", is at version ",
-            data_.version(), "; expected version ", saved_version_, " instead.");
+    TC_FAIL(Runtime,
+            "one of the variables needed for gradient computation has been modified by an inplace "
+            "operation: [",
+            dtype_, " ", shape.str(), "], which is ", is_output_ ? "output " : "an input of ",
+            is_output_ ? std::to_string(output_nr_) + " of " : "", owner->name(), ", is at version ", data_.version(),
+            "; expected version ", saved_version_, " instead.");
   }
   if (!is_output_ || !requires_grad_) return data_;
   // An output: a fresh alias whose history is the owner node, so formulas

@@ -22,7 +22,7 @@ class SavedVariable {
   bool defined() const { return was_defined_; }
 
  private:
-  Tensor data_;               // inputs: the tensor itself; outputs: a detached alias
+  Tensor data_;  // inputs: the tensor itself; outputs: a detached alias
   bool was_defined_ = false;
   bool is_output_ = false;
   bool requires_grad_ = false;

@@ -34,8 +34,10 @@ AutogradMeta& materialize_meta(const Tensor& t) {
 namespace {
 // Keeps the Autograd key in step with the meta: present iff it requires grad.
 void sync_key(const Tensor& t) {
-  if (t.requires_grad()) t.impl()->add_key(DispatchKey::Autograd);
-  else t.impl()->remove_key(DispatchKey::Autograd);
+  if (t.requires_grad())
+    t.impl()->add_key(DispatchKey::Autograd);
+  else
+    t.impl()->remove_key(DispatchKey::Autograd);
 }
 void check_tensor(const Tensor& t, const char* op) {
   TC_CHECK_ARG(t.defined(), op, ": argument 'self' is an undefined tensor");
@@ -46,13 +48,16 @@ void set_requires_grad(const Tensor& t, bool requires_grad) {
   check_tensor(t, "requires_grad_");
   AutogradMeta* m = get_meta(t);
   if (m && m->grad_fn_) {
-    TC_CHECK_ARG(requires_grad, "requires_grad_: you can only change requires_grad flags of leaf variables. If you "
+    TC_CHECK_ARG(requires_grad,
+                 "requires_grad_: you can only change requires_grad flags of leaf variables. If you "
                  "want to use a computed variable in a subgraph that doesn't require differentiation use "
                  "var_no_grad = var.detach().");
     return;
   }
-  TC_CHECK_TYPE(!requires_grad || is_floating(t.dtype()), "requires_grad_: only tensors of floating point dtype "
-                "can require gradients, got ", t.dtype());
+  TC_CHECK_TYPE(!requires_grad || is_floating(t.dtype()),
+                "requires_grad_: only tensors of floating point dtype "
+                "can require gradients, got ",
+                t.dtype());
   if (!m && !requires_grad) return;
   materialize_meta(t).requires_grad_ = requires_grad;
   sync_key(t);
@@ -80,10 +85,10 @@ void set_grad(const Tensor& t, const Tensor& g) {
   if (g.defined()) {
     TC_CHECK_TYPE(g.dtype() == t.dtype(), "set_grad: assigned grad has data of dtype ", g.dtype(),
                   " but the tensor has dtype ", t.dtype());
-    TC_CHECK_ARG(g.sizes() == t.sizes(), "set_grad: assigned grad has shape ", g.sizes(),
-                   " but the tensor has shape ", t.sizes());
-    TC_CHECK(g.device() == t.device(), Device, "set_grad: assigned grad is on ", g.device(),
-                    " but the tensor is on ", t.device());
+    TC_CHECK_ARG(g.sizes() == t.sizes(), "set_grad: assigned grad has shape ", g.sizes(), " but the tensor has shape ",
+                 t.sizes());
+    TC_CHECK(g.device() == t.device(), Device, "set_grad: assigned grad is on ", g.device(), " but the tensor is on ",
+             t.device());
   }
   AutogradMeta* m = g.defined() ? &materialize_meta(t) : get_meta(t);
   if (!m) return;
@@ -177,7 +182,8 @@ Edge gradient_edge(const Tensor& t) {
   AutogradMeta* m = get_meta(t);
   if (!m || !m->requires_grad()) return Edge();
   if (m->is_view_ && m->attr_version_ != t.version() && m->base_.requires_grad())
-    TC_FAIL(Runtime, "a view of a tensor that requires grad was modified in place (through its base or another "
+    TC_FAIL(Runtime,
+            "a view of a tensor that requires grad was modified in place (through its base or another "
             "view) after it was created; its recorded history is stale and its gradient would be wrong. Use the "
             "tensor after the in-place change, or clone() the view before changing the base.");
   if (m->grad_fn_) return Edge(m->grad_fn_, m->output_nr_);
@@ -197,12 +203,14 @@ void check_inplace(const Tensor& self, const char* op) {
   if (m && m->requires_grad_ && !m->grad_fn_)
     TC_FAIL(Runtime, op, ": a leaf Variable that requires grad is being used in an in-place operation.");
   if (m && m->is_view_ && (m->base_.requires_grad() || m->requires_grad()))
-    TC_FAIL(Runtime, op, ": in-place operation on a view of a tensor that requires grad is not supported: the "
+    TC_FAIL(Runtime, op,
+            ": in-place operation on a view of a tensor that requires grad is not supported: the "
             "base's history would not see it. Apply the op out of place, or to a clone() of the view.");
   // `self` gains history now: any view of it made earlier would keep a stale
   // (empty) history and give silently wrong gradients.
   if ((!m || !m->requires_grad()) && self.storage()->use_count() > 1)
-    TC_FAIL(Runtime, op, ": in-place operation makes a tensor require grad while other tensors (views) share its "
+    TC_FAIL(Runtime, op,
+            ": in-place operation makes a tensor require grad while other tensors (views) share its "
             "memory; their gradients would be wrong. Apply the op out of place, or to a clone().");
 }
 

@@ -41,8 +41,8 @@ struct AutogradMeta final : AutogradMetaInterface {
   bool requires_grad() const override { return requires_grad_ || grad_fn_ != nullptr; }
 };
 
-AutogradMeta* get_meta(const Tensor& t);               // nullptr when none
-AutogradMeta& materialize_meta(const Tensor& t);       // creates it (under a lock: one meta per tensor)
+AutogradMeta* get_meta(const Tensor& t);          // nullptr when none
+AutogradMeta& materialize_meta(const Tensor& t);  // creates it (under a lock: one meta per tensor)
 
 // ---- the user-facing surface ----
 void set_requires_grad(const Tensor& t, bool requires_grad);  // leaves only, floating dtypes only
@@ -59,9 +59,12 @@ void detach_(const Tensor& t);
 // ---- for autograd kernels ----
 // True when grad mode is on and some tensor requires grad.
 inline bool any_requires_grad() { return false; }
-template <class... Rest> bool any_requires_grad(const Tensor& t, const Rest&... rest);
-template <class... Rest> bool any_requires_grad(const std::optional<Tensor>& t, const Rest&... rest);
-template <class... Rest> bool any_requires_grad(const std::vector<Tensor>& ts, const Rest&... rest);
+template <class... Rest>
+bool any_requires_grad(const Tensor& t, const Rest&... rest);
+template <class... Rest>
+bool any_requires_grad(const std::optional<Tensor>& t, const Rest&... rest);
+template <class... Rest>
+bool any_requires_grad(const std::vector<Tensor>& ts, const Rest&... rest);
 
 // The edge a gradient for `t` must take: its grad_fn, its leaf accumulator, or
 // none. Checks that a view has not been changed in place since it was made.
@@ -80,13 +83,16 @@ void set_view_of(const Tensor& view, const Tensor& base);
 std::shared_ptr<Node> grad_accumulator(const Tensor& t);
 
 // ---- inline definitions ----
-template <class... Rest> bool any_requires_grad(const Tensor& t, const Rest&... rest) {
+template <class... Rest>
+bool any_requires_grad(const Tensor& t, const Rest&... rest) {
   return (t.defined() && t.requires_grad()) || any_requires_grad(rest...);
 }
-template <class... Rest> bool any_requires_grad(const std::optional<Tensor>& t, const Rest&... rest) {
+template <class... Rest>
+bool any_requires_grad(const std::optional<Tensor>& t, const Rest&... rest) {
   return (t && t->defined() && t->requires_grad()) || any_requires_grad(rest...);
 }
-template <class... Rest> bool any_requires_grad(const std::vector<Tensor>& ts, const Rest&... rest) {
+template <class... Rest>
+bool any_requires_grad(const std::vector<Tensor>& ts, const Rest&... rest) {
   for (const Tensor& t : ts)
     if (t.defined() && t.requires_grad()) return true;
   return any_requires_grad(rest...);

@@ -76,20 +76,42 @@ void borrow_stack(const Stack& st, BorrowedValues* out) {
     tc_value c{};
     switch (v.tag()) {
       case IValue::Tag::None: c.tag = TC_VALUE_NONE; break;
-      case IValue::Tag::Tensor: c.tag = TC_VALUE_TENSOR; c.u.tensor = borrowed(v.to_tensor()); break;
-      case IValue::Tag::Int: c.tag = TC_VALUE_INT; c.u.i = v.to_int(); break;
-      case IValue::Tag::Double: c.tag = TC_VALUE_FLOAT; c.u.f = v.to_double(); break;
-      case IValue::Tag::Bool: c.tag = TC_VALUE_BOOL; c.u.b = v.to_bool(); break;
-      case IValue::Tag::Scalar: c.tag = TC_VALUE_SCALAR; c.u.scalar = capi::from_scalar(v.to_scalar()); break;
-      case IValue::Tag::String: c.tag = TC_VALUE_STRING; c.u.str = std::get<std::string>(v.variant()).c_str(); break;
+      case IValue::Tag::Tensor:
+        c.tag = TC_VALUE_TENSOR;
+        c.u.tensor = borrowed(v.to_tensor());
+        break;
+      case IValue::Tag::Int:
+        c.tag = TC_VALUE_INT;
+        c.u.i = v.to_int();
+        break;
+      case IValue::Tag::Double:
+        c.tag = TC_VALUE_FLOAT;
+        c.u.f = v.to_double();
+        break;
+      case IValue::Tag::Bool:
+        c.tag = TC_VALUE_BOOL;
+        c.u.b = v.to_bool();
+        break;
+      case IValue::Tag::Scalar:
+        c.tag = TC_VALUE_SCALAR;
+        c.u.scalar = capi::from_scalar(v.to_scalar());
+        break;
+      case IValue::Tag::String:
+        c.tag = TC_VALUE_STRING;
+        c.u.str = std::get<std::string>(v.variant()).c_str();
+        break;
       case IValue::Tag::IntList: {
         const auto& l = std::get<std::vector<int64_t>>(v.variant());
-        c.tag = TC_VALUE_INT_LIST; c.u.ints.data = l.data(); c.u.ints.len = l.size();
+        c.tag = TC_VALUE_INT_LIST;
+        c.u.ints.data = l.data();
+        c.u.ints.len = l.size();
         break;
       }
       case IValue::Tag::DoubleList: {
         const auto& l = v.to_double_list();
-        c.tag = TC_VALUE_FLOAT_LIST; c.u.floats.data = l.data(); c.u.floats.len = l.size();
+        c.tag = TC_VALUE_FLOAT_LIST;
+        c.u.floats.data = l.data();
+        c.u.floats.len = l.size();
         break;
       }
       case IValue::Tag::BoolList: {
@@ -105,13 +127,22 @@ void borrow_stack(const Stack& st, BorrowedValues* out) {
         std::vector<tc_tensor> hs;
         for (const auto& t : v.to_optional_tensor_list()) hs.push_back(t ? borrowed(*t) : nullptr);
         out->arrays.push_back(std::move(hs));
-        c.tag = TC_VALUE_TENSOR_LIST; c.u.tensors.data = out->arrays.back().data(); c.u.tensors.len = out->arrays.back().size();
+        c.tag = TC_VALUE_TENSOR_LIST;
+        c.u.tensors.data = out->arrays.back().data();
+        c.u.tensors.len = out->arrays.back().size();
         break;
       }
-      case IValue::Tag::ScalarType: c.tag = TC_VALUE_DTYPE; c.u.dtype = tc_dtype(v.to_scalar_type()); break;
-      case IValue::Tag::Device: c.tag = TC_VALUE_DEVICE; c.u.device = capi::from_device(v.to_device()); break;
+      case IValue::Tag::ScalarType:
+        c.tag = TC_VALUE_DTYPE;
+        c.u.dtype = tc_dtype(v.to_scalar_type());
+        break;
+      case IValue::Tag::Device:
+        c.tag = TC_VALUE_DEVICE;
+        c.u.device = capi::from_device(v.to_device());
+        break;
       case IValue::Tag::Generator:
-        c.tag = TC_VALUE_GENERATOR; c.u.generator = reinterpret_cast<tc_generator>(v.to_generator().impl());
+        c.tag = TC_VALUE_GENERATOR;
+        c.u.generator = reinterpret_cast<tc_generator>(v.to_generator().impl());
         break;
     }
     out->values.push_back(c);
@@ -127,24 +158,45 @@ void export_results(Stack& st, tc_value* outs, size_t cap, size_t* n_outs, const
   made.reserve(st.size());
   struct ReleaseOnThrow {
     std::vector<tc_value>* v;
-    ~ReleaseOnThrow() { if (v) tc_values_release(v->data(), v->size()); }
+    ~ReleaseOnThrow() {
+      if (v) tc_values_release(v->data(), v->size());
+    }
   } guard{&made};
   for (size_t i = 0; i < st.size(); ++i) {
     tc_value c{};
     IValue& v = st[i];
     switch (v.tag()) {
       case IValue::Tag::None: c.tag = TC_VALUE_NONE; break;
-      case IValue::Tag::Tensor: c.tag = TC_VALUE_TENSOR; c.u.tensor = capi::new_handle(v.to_tensor()); break;
+      case IValue::Tag::Tensor:
+        c.tag = TC_VALUE_TENSOR;
+        c.u.tensor = capi::new_handle(v.to_tensor());
+        break;
       case IValue::Tag::TensorList: {
         std::vector<Tensor> l = v.to_tensor_list();
-        c.tag = TC_VALUE_LIST_HANDLE; c.u.list = capi::new_tensor_list(std::move(l));
+        c.tag = TC_VALUE_LIST_HANDLE;
+        c.u.list = capi::new_tensor_list(std::move(l));
         break;
       }
-      case IValue::Tag::Int: c.tag = TC_VALUE_INT; c.u.i = v.to_int(); break;
-      case IValue::Tag::Double: c.tag = TC_VALUE_FLOAT; c.u.f = v.to_double(); break;
-      case IValue::Tag::Bool: c.tag = TC_VALUE_BOOL; c.u.b = v.to_bool(); break;
-      case IValue::Tag::Scalar: c.tag = TC_VALUE_SCALAR; c.u.scalar = capi::from_scalar(v.to_scalar()); break;
-      case IValue::Tag::ScalarType: c.tag = TC_VALUE_DTYPE; c.u.dtype = tc_dtype(v.to_scalar_type()); break;
+      case IValue::Tag::Int:
+        c.tag = TC_VALUE_INT;
+        c.u.i = v.to_int();
+        break;
+      case IValue::Tag::Double:
+        c.tag = TC_VALUE_FLOAT;
+        c.u.f = v.to_double();
+        break;
+      case IValue::Tag::Bool:
+        c.tag = TC_VALUE_BOOL;
+        c.u.b = v.to_bool();
+        break;
+      case IValue::Tag::Scalar:
+        c.tag = TC_VALUE_SCALAR;
+        c.u.scalar = capi::from_scalar(v.to_scalar());
+        break;
+      case IValue::Tag::ScalarType:
+        c.tag = TC_VALUE_DTYPE;
+        c.u.dtype = tc_dtype(v.to_scalar_type());
+        break;
       default: TC_FAIL(NotImplemented, fn, ": cannot return a value of type ", v.tag_name(), " through the C ABI");
     }
     made.push_back(c);
@@ -173,7 +225,9 @@ struct BoxedCKernel {
   tc_boxed_kernel fn;
   void* user_data;
   void (*free_fn)(void*);
-  ~BoxedCKernel() { if (free_fn) free_fn(user_data); }
+  ~BoxedCKernel() {
+    if (free_fn) free_fn(user_data);
+  }
 };
 
 void call_boxed_c(const OperatorEntry& op, DispatchKeySet ks, Stack* stack, void* ctx) {
@@ -210,14 +264,16 @@ void run_boxed(tc_value* outs, size_t cap, size_t* n_outs, const OperatorEntry& 
   TC_CHECK_ARG(outs || cap == 0, fn, ": argument 'outs' is NULL with outs_cap = ", cap);
   // Checked before the op runs: an in-place op must not write and then fail.
   const size_t nret = op.schema().returns.size();
-  TC_CHECK_ARG(nret <= cap, fn, ": argument 'outs_cap' (", cap, ") is smaller than the ", nret,
-               " values ", op.name(), " returns");
+  TC_CHECK_ARG(nret <= cap, fn, ": argument 'outs_cap' (", cap, ") is smaller than the ", nret, " values ", op.name(),
+               " returns");
   Stack st;
   st.reserve(op.schema().arguments.size());
   for (size_t i = 0; i < nargs; ++i) st.push_back(to_ivalue(args[i], fn, i));
   fill_defaults(op.schema(), &st);
-  if (ks) op.call_boxed(*ks, &st);
-  else op.call_boxed(&st);
+  if (ks)
+    op.call_boxed(*ks, &st);
+  else
+    op.call_boxed(&st);
   export_results(st, outs, cap, n_outs, fn);
 }
 
@@ -228,8 +284,10 @@ extern "C" {
 TC_API void tc_values_release(tc_value* values, size_t n) {
   if (!values) return;
   for (size_t i = 0; i < n; ++i) {
-    if (values[i].tag == TC_VALUE_TENSOR) tc_tensor_release(values[i].u.tensor);
-    else if (values[i].tag == TC_VALUE_LIST_HANDLE) tc_tensor_list_release(values[i].u.list);
+    if (values[i].tag == TC_VALUE_TENSOR)
+      tc_tensor_release(values[i].u.tensor);
+    else if (values[i].tag == TC_VALUE_LIST_HANDLE)
+      tc_tensor_list_release(values[i].u.list);
     values[i].tag = TC_VALUE_NONE;
   }
 }
@@ -344,8 +402,7 @@ TC_API void tc_dispatch_set_counting(bool enabled) { g_dispatch_counting.store(e
 TC_API void tc_dispatch_reset_counters(void) {
   try {
     Dispatcher::singleton().reset_counters();
-  } catch (...) {
-  }
+  } catch (...) {}
 }
 
 TC_API tc_status tc_op_call_count(int64_t* out, const char* op, tc_dispatch_key key) {

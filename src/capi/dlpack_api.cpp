@@ -45,9 +45,10 @@ DLDataType to_dl_dtype(tc::ScalarType t, const char* fn) {
 
 tc_dtype from_dl_dtype(DLDataType d, const char* fn) {
   auto bad = [&]() -> tc_dtype {
-    TC_FAIL(Type, fn, ": argument 'src' has DLPack dtype (code ", int(d.code), ", bits ", int(d.bits),
-             ", lanes ", int(d.lanes), "), expected lanes 1 and a bool, int8/16/32/64, uint8, float16/32/64 or "
-             "bfloat16 type");
+    TC_FAIL(Type, fn, ": argument 'src' has DLPack dtype (code ", int(d.code), ", bits ", int(d.bits), ", lanes ",
+            int(d.lanes),
+            "), expected lanes 1 and a bool, int8/16/32/64, uint8, float16/32/64 or "
+            "bfloat16 type");
   };
   if (d.lanes != 1) return bad();
   switch (d.code) {
@@ -120,8 +121,8 @@ TC_API tc_status tc_tensor_from_dlpack(tc_tensor* out, DLManagedTensor* src) {
   TC_CHECK_ARG(d.shape || d.ndim == 0, fn, ": argument 'src' has a NULL shape with ndim ", d.ndim);
   tc_dtype dtype = from_dl_dtype(d.dtype, fn);
   int dev_type = int(d.device.device_type);
-  TC_CHECK(dev_type == TC_DEVICE_CPU || dev_type == TC_DEVICE_CUDA, Device, fn, ": argument 'src' is on DLPack device type ",
-           dev_type, ", expected CPU (1) or CUDA (2)");
+  TC_CHECK(dev_type == TC_DEVICE_CPU || dev_type == TC_DEVICE_CUDA, Device, fn,
+           ": argument 'src' is on DLPack device type ", dev_type, ", expected CPU (1) or CUDA (2)");
   tc_device device{dev_type, dev_type == TC_DEVICE_CPU ? -1 : d.device.device_id};
   uintptr_t addr = 0;  // data + byte_offset, checked: the offset comes from outside
   TC_CHECK_ARG(!d.data || !__builtin_add_overflow(reinterpret_cast<uintptr_t>(d.data), d.byte_offset, &addr), fn,

@@ -86,9 +86,7 @@ TC_API tc_status tc_error_set(tc_status code, const char* message) {
   return tc::capi::record(code, nullptr, message, std::strlen(message));
 }
 
-TC_API const char* tc_status_name(tc_status code) {
-  return tc::error_code_name(static_cast<tc::ErrorCode>(code));
-}
+TC_API const char* tc_status_name(tc_status code) { return tc::error_code_name(static_cast<tc::ErrorCode>(code)); }
 
 }  // extern "C"
 

@@ -117,8 +117,10 @@ void push_arg(CallFrame& f, const Argument& a, const IValue& v, const std::strin
   bool by_pointer = t.optional && t.base != BaseType::Tensor && t.base != BaseType::Generator;
   if (by_pointer && v.is_none()) return push_ptr(f, nullptr);
   auto place = [&](void* addr) {
-    if (by_pointer) push_ptr(f, addr);
-    else f.values.push_back(addr);
+    if (by_pointer)
+      push_ptr(f, addr);
+    else
+      f.values.push_back(addr);
   };
   switch (t.base) {
     case BaseType::Tensor:
@@ -136,8 +138,12 @@ void push_arg(CallFrame& f, const Argument& a, const IValue& v, const std::strin
     case BaseType::Float: f.f64.push_back(v.to_double(what.c_str())); return place(&f.f64.back());
     case BaseType::Bool: f.u8.push_back(v.to_bool(what.c_str())); return place(&f.u8.back());
     case BaseType::ScalarType: f.i32.push_back(int32_t(v.to_scalar_type(what.c_str()))); return place(&f.i32.back());
-    case BaseType::Scalar: f.scalars.push_back(capi::from_scalar(v.to_scalar(what.c_str()))); return place(&f.scalars.back());
-    case BaseType::Device: f.devices.push_back(capi::from_device(v.to_device(what.c_str()))); return place(&f.devices.back());
+    case BaseType::Scalar:
+      f.scalars.push_back(capi::from_scalar(v.to_scalar(what.c_str())));
+      return place(&f.scalars.back());
+    case BaseType::Device:
+      f.devices.push_back(capi::from_device(v.to_device(what.c_str())));
+      return place(&f.devices.back());
   }
 }
 
@@ -156,23 +162,38 @@ void boxed_ffi(const OperatorEntry&, DispatchKeySet, Stack* stack, void* ctx) {
   auto* k = static_cast<FfiKernel*>(ctx);
   const auto& sch = k->schema;
   const std::string op = sch.name.qualified();
-  TC_CHECK_ARG(stack->size() == sch.arguments.size(), op, ": expected ", sch.arguments.size(),
-               " arguments, got ", stack->size());
+  TC_CHECK_ARG(stack->size() == sch.arguments.size(), op, ": expected ", sch.arguments.size(), " arguments, got ",
+               stack->size());
   CallFrame f;
   std::vector<OutSlot> outs(sch.returns.size());
   for (size_t i = 0; i < sch.returns.size(); ++i) {
     const auto& r = sch.returns[i];
     OutSlot& o = outs[i];
-    if (r.annotation && r.annotation->is_write) { o.kind = OutSlot::Aliased; continue; }
+    if (r.annotation && r.annotation->is_write) {
+      o.kind = OutSlot::Aliased;
+      continue;
+    }
     switch (r.type.base) {
       case BaseType::Tensor:
         o.kind = r.type.is_list ? OutSlot::ListOut : OutSlot::TensorOut;
         o.ptr = r.type.is_list ? static_cast<void*>(&o.list) : static_cast<void*>(&o.tensor);
         break;
-      case BaseType::Int: o.kind = OutSlot::IntOut; o.ptr = &o.i; break;
-      case BaseType::Float: o.kind = OutSlot::FloatOut; o.ptr = &o.d; break;
-      case BaseType::Bool: o.kind = OutSlot::BoolOut; o.ptr = &o.b; break;
-      case BaseType::Scalar: o.kind = OutSlot::ScalarOut; o.ptr = &o.s; break;
+      case BaseType::Int:
+        o.kind = OutSlot::IntOut;
+        o.ptr = &o.i;
+        break;
+      case BaseType::Float:
+        o.kind = OutSlot::FloatOut;
+        o.ptr = &o.d;
+        break;
+      case BaseType::Bool:
+        o.kind = OutSlot::BoolOut;
+        o.ptr = &o.b;
+        break;
+      case BaseType::Scalar:
+        o.kind = OutSlot::ScalarOut;
+        o.ptr = &o.s;
+        break;
       default: TC_FAIL(NotImplemented, op, ": return type ", r.type.str(), " cannot cross the C kernel bridge");
     }
     push_ptr(f, o.ptr);

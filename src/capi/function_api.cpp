@@ -12,7 +12,7 @@ namespace ag = tc::autograd;
 
 struct tc_function_s {
   std::shared_ptr<const ag::FunctionDef> def;
-  tc_function_forward_fn forward = nullptr;                // one of the two forwards
+  tc_function_forward_fn forward = nullptr;  // one of the two forwards
   tc_function_forward_values_fn forward_values = nullptr;
   void* user_data = nullptr;
 };
@@ -94,8 +94,7 @@ TC_API tc_status tc_function_create(tc_function* out, const char* name, tc_funct
                                     tc_function_backward_fn backward, void* user_data, void (*user_data_free)(void*)) {
   constexpr const char* fn = "tc_function_create";
   TC_CAPI_BEGIN
-  tc_function f = make_function(fn, out, name, forward != nullptr, backward, user_data,
-                                user_data_free);
+  tc_function f = make_function(fn, out, name, forward != nullptr, backward, user_data, user_data_free);
   f->forward = forward;
   *out = f;
   TC_CAPI_END(fn)
@@ -106,8 +105,7 @@ TC_API tc_status tc_function_create_values(tc_function* out, const char* name, t
                                            void (*user_data_free)(void*)) {
   constexpr const char* fn = "tc_function_create_values";
   TC_CAPI_BEGIN
-  tc_function f = make_function(fn, out, name, forward != nullptr, backward, user_data,
-                                user_data_free);
+  tc_function f = make_function(fn, out, name, forward != nullptr, backward, user_data, user_data_free);
   f->forward_values = forward;
   *out = f;
   TC_CAPI_END(fn)
@@ -184,7 +182,8 @@ TC_API tc_status tc_function_apply(tc_tensor* outputs, size_t n_outputs, tc_func
   TC_CAPI_NULL_CHECK(outputs, fn, "outputs");
   TC_CAPI_NULL_CHECK(f, fn, "f");
   TC_CHECK_ARG(inputs || n_inputs == 0, fn, ": argument 'inputs' is NULL but 'n_inputs' is ", n_inputs);
-  TC_CHECK_ARG(f->forward, fn, ": argument 'f' was made by tc_function_create_values; call it with "
+  TC_CHECK_ARG(f->forward, fn,
+               ": argument 'f' was made by tc_function_create_values; call it with "
                "tc_function_apply_values");
   std::vector<tc_value> values = apply_impl(f, inputs, n_inputs, n_outputs);
   for (size_t i = 0; i < n_outputs; ++i) outputs[i] = values[i].u.tensor;  // all tensors: checked in apply_impl
@@ -246,8 +245,8 @@ TC_API tc_status tc_function_ctx_needs_input_grad(bool* out, tc_function_ctx ctx
   TC_CAPI_NULL_CHECK(out, fn, "out");
   TC_CAPI_NULL_CHECK(ctx, fn, "ctx");
   const ag::FunctionCtx& c = from_handle(ctx);
-  TC_CHECK_INDEX(index < c.num_inputs(), fn, ": argument 'index' is ", index, " but the function has ",
-                 c.num_inputs(), " inputs");
+  TC_CHECK_INDEX(index < c.num_inputs(), fn, ": argument 'index' is ", index, " but the function has ", c.num_inputs(),
+                 " inputs");
   *out = c.needs_input_grad(index);
   TC_CAPI_END(fn)
 }

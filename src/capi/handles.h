@@ -42,7 +42,9 @@ class Borrowed {
   Tensor& mut() { return t_; }
 
  private:
-  union { Tensor t_; };
+  union {
+    Tensor t_;
+  };
 };
 
 // Borrowed handle -> owning Tensor (one retain).
@@ -51,7 +53,8 @@ inline std::optional<Tensor> to_optional_tensor(tc_tensor h) {
   return h ? std::optional<Tensor>(to_tensor(h)) : std::nullopt;
 }
 std::vector<Tensor> to_tensor_list(const tc_tensor* hs, size_t n, const char* op, const char* arg);
-std::vector<std::optional<Tensor>> to_optional_tensor_list(const tc_tensor* hs, size_t n, const char* op, const char* arg);
+std::vector<std::optional<Tensor>> to_optional_tensor_list(const tc_tensor* hs, size_t n, const char* op,
+                                                           const char* arg);
 
 Scalar to_scalar(const tc_scalar& s, const char* op, const char* arg);
 tc_scalar from_scalar(const Scalar& s);
@@ -78,29 +81,29 @@ std::vector<Tensor> take_tensor_list(tc_tensor_list l);
 
 }  // namespace tc::capi
 
-#define TC_CAPI_NULL_CHECK(ptr, op, arg)                                                     \
-  do {                                                                                        \
-    if (!(ptr))                                                                               \
-      return ::tc::capi::set_error(::tc::ErrorCode::InvalidArgument,                          \
-                                   ::tc::str(op, ": argument '", arg, "' is NULL (expected ", \
-                                             "a valid pointer or handle)"));                  \
+#define TC_CAPI_NULL_CHECK(ptr, op, arg)                                                             \
+  do {                                                                                               \
+    if (!(ptr))                                                                                      \
+      return ::tc::capi::set_error(                                                                  \
+          ::tc::ErrorCode::InvalidArgument,                                                          \
+          ::tc::str(op, ": argument '", arg, "' is NULL (expected ", "a valid pointer or handle)")); \
   } while (0)
 
 // Every C entry point: TC_CAPI_BEGIN ... TC_CAPI_END(op_qualified, op_base)
 #define TC_CAPI_BEGIN try {
-#define TC_CAPI_END_OP(opq, opb)                                                              \
-  }                                                                                           \
-  catch (const ::tc::Error& e) {                                                              \
-    return ::tc::capi::set_op_error(opq, opb, e.code(), e.message());                         \
-  }                                                                                           \
-  catch (const std::bad_alloc&) {                                                             \
-    return ::tc::capi::set_op_error(opq, opb, ::tc::ErrorCode::OutOfMemory, "out of memory"); \
-  }                                                                                           \
-  catch (const std::exception& e) {                                                           \
-    return ::tc::capi::set_op_error(opq, opb, ::tc::ErrorCode::Internal, e.what());           \
-  }                                                                                           \
-  catch (...) {                                                                               \
+#define TC_CAPI_END_OP(opq, opb)                                                               \
+  }                                                                                            \
+  catch (const ::tc::Error& e) {                                                               \
+    return ::tc::capi::set_op_error(opq, opb, e.code(), e.message());                          \
+  }                                                                                            \
+  catch (const std::bad_alloc&) {                                                              \
+    return ::tc::capi::set_op_error(opq, opb, ::tc::ErrorCode::OutOfMemory, "out of memory");  \
+  }                                                                                            \
+  catch (const std::exception& e) {                                                            \
+    return ::tc::capi::set_op_error(opq, opb, ::tc::ErrorCode::Internal, e.what());            \
+  }                                                                                            \
+  catch (...) {                                                                                \
     return ::tc::capi::set_op_error(opq, opb, ::tc::ErrorCode::Internal, "unknown exception"); \
-  }                                                                                           \
+  }                                                                                            \
   return TC_OK;
 #define TC_CAPI_END(fn) TC_CAPI_END_OP(fn, fn)

@@ -7,8 +7,7 @@
 namespace {
 
 constexpr bool same_text(const char* a, const char* b) {
-  for (; *a && *a == *b; ++a, ++b) {
-  }
+  for (; *a && *a == *b; ++a, ++b) {}
   return *a == *b;
 }
 #define TC_STRINGIFY2(x) #x
@@ -33,9 +32,7 @@ TC_API void tc_version(int* major, int* minor, int* patch) {
   if (patch) *patch = TC_VERSION_PATCH;
 }
 
-TC_API const char* tc_version_string(void) {
-  return TC_VERSION_STRING;
-}
+TC_API const char* tc_version_string(void) { return TC_VERSION_STRING; }
 
 TC_API tc_status tc_set_num_threads(int n) {
   constexpr const char* fn = "tc_set_num_threads";

@@ -40,8 +40,7 @@ int64_t strided_extent_bytes(tc::IntArrayRef sizes, tc::IntArrayRef strides, tc:
 
 // Kernels read bool elements as C++ bools, for which any byte other than 0 or
 // 1 is undefined (a sum of {0, 2, 24, 1} gave 27): refuse such memory at the door.
-void check_bool_bytes(const void* data, tc::IntArrayRef sizes, tc::IntArrayRef strides, int64_t numel,
-                      const char* fn) {
+void check_bool_bytes(const void* data, tc::IntArrayRef sizes, tc::IntArrayRef strides, int64_t numel, const char* fn) {
   const auto* bytes = static_cast<const uint8_t*>(data);
   for (int64_t i = 0; i < numel; ++i) {
     uint8_t b = bytes[tc::strided_offset(sizes, strides, i)];
@@ -88,7 +87,10 @@ void gather_rows(char* dst, const tc::Tensor& t) {
   }
 }
 
-template <int N> struct Bytes { char b[N]; };
+template <int N>
+struct Bytes {
+  char b[N];
+};
 
 void copy_to_contiguous(char* dst, const tc::Tensor& t) {
   if (t.numel() == 0) return;
@@ -124,11 +126,10 @@ tc::Tensor tc::capi::tensor_over_memory(void* data, tc_dtype dtype, const int64_
   int64_t numel = tc::checked_numel(shape, fn);
   tc::DimVector st = strides ? tc::DimVector(tc::IntArrayRef(strides, ndim)) : tc::contiguous_strides(shape);
   int64_t extent = strided_extent_bytes(shape, st, dt, fn);
-  TC_CHECK_ARG(data || extent == 0, fn, ": argument 'data' is NULL but sizes ", shape, " hold ", numel,
-               " elements");
+  TC_CHECK_ARG(data || extent == 0, fn, ": argument 'data' is NULL but sizes ", shape, " hold ", numel, " elements");
   const size_t es = tc::element_size(dt);
-  TC_CHECK_ARG(reinterpret_cast<uintptr_t>(data) % es == 0, fn, ": argument 'data' (", data,
-               ") is not aligned to the ", es, "-byte elements of ", dt, "; copy it into aligned memory first");
+  TC_CHECK_ARG(reinterpret_cast<uintptr_t>(data) % es == 0, fn, ": argument 'data' (", data, ") is not aligned to the ",
+               es, "-byte elements of ", dt, "; copy it into aligned memory first");
   if (dt == tc::ScalarType::Bool && dev.is_cpu() && extent) check_bool_bytes(data, shape, st, numel, fn);
   // The storage is built here rather than by tc::tensor_from_blob so that the
   // moment tensorc takes the memory is exact: `guard` owns the BlobOwner until
@@ -177,8 +178,8 @@ TC_API tc_status tc_tensor_from_data(tc_tensor* out, const void* data, tc_dtype 
 }
 
 TC_API tc_status tc_tensor_from_blob(tc_tensor* out, void* data, tc_dtype dtype, const int64_t* sizes,
-                                     const int64_t* strides, size_t ndim, tc_device device,
-                                     tc_blob_deleter deleter, void* ctx) {
+                                     const int64_t* strides, size_t ndim, tc_device device, tc_blob_deleter deleter,
+                                     void* ctx) {
   constexpr const char* fn = "tc_tensor_from_blob";
   TC_CAPI_BEGIN
   TC_CAPI_NULL_CHECK(out, fn, "out");
@@ -316,8 +317,7 @@ TC_API tc_status tc_tensor_item(tc_scalar* out, tc_tensor t) {
   TC_CAPI_NULL_CHECK(t, fn, "t");
   Borrowed self(t);
   const tc::Tensor& x = self.get();
-  TC_CHECK_ARG(x.numel() == 1, fn, ": argument 't' expected a tensor with one element, got ", x.numel(),
-               " elements");
+  TC_CHECK_ARG(x.numel() == 1, fn, ": argument 't' expected a tensor with one element, got ", x.numel(), " elements");
   TC_CHECK(x.is_cpu(), Device, fn, ": argument 't' is on ", x.device(), "; only CPU tensors can be read yet");
   *out = tc::capi::from_scalar(tc::read_scalar(x.data_ptr(), x.dtype()));
   TC_CAPI_END(fn)

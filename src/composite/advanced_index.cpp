@@ -29,13 +29,13 @@ namespace {
 // What index.Tensor and index_put share: where the indexed dims are and the
 // merged positions of every indexed element.
 struct IndexPlan {
-  std::vector<int64_t> perm;     // indexed dims first, then the others in order
-  DimVector broadcast;           // B, the shape of the index tensors
-  DimVector rest;                // sizes of the dims not indexed, in order
-  int64_t merged = 1;            // product of the indexed dims' sizes
-  int64_t insert_at = 0;         // where B goes in the result
-  Tensor positions;              // int64, shape B: positions in the merged dim
-  bool any = false;              // false: every entry is None
+  std::vector<int64_t> perm;  // indexed dims first, then the others in order
+  DimVector broadcast;        // B, the shape of the index tensors
+  DimVector rest;             // sizes of the dims not indexed, in order
+  int64_t merged = 1;         // product of the indexed dims' sizes
+  int64_t insert_at = 0;      // where B goes in the result
+  Tensor positions;           // int64, shape B: positions in the merged dim
+  bool any = false;           // false: every entry is None
 };
 
 // Replaces each mask by one index tensor per dim it covers and pads with
@@ -69,8 +69,7 @@ std::vector<std::optional<Tensor>> expand_masks(const char* op, const Tensor& se
       ++d;
     }
   }
-  TC_CHECK_INDEX(d <= self.dim(), op, ": argument 'indices' has ", d, " indices for a tensor of ", self.dim(),
-                 " dims");
+  TC_CHECK_INDEX(d <= self.dim(), op, ": argument 'indices' has ", d, " indices for a tensor of ", self.dim(), " dims");
   while (int64_t(out.size()) < self.dim()) out.emplace_back(std::nullopt);
   return out;
 }

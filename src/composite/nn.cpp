@@ -43,8 +43,8 @@ std::tuple<Tensor, Tensor> nll_loss_nd(const Tensor& self, const Tensor& target,
   const IntArrayRef want(expected.data(), expected.size());
   TC_CHECK_ARG(target.sizes() == want, name, ": argument 'target' expected shape ", want, " for self of shape ",
                self.sizes(), ", got ", target.sizes());
-  auto [out, total] = tc::nll_loss_forward(tc::reshape(tc::permute(self, order), {-1, c}),
-                                           tc::reshape(target, {-1}), weight, reduction, ignore_index);
+  auto [out, total] = tc::nll_loss_forward(tc::reshape(tc::permute(self, order), {-1, c}), tc::reshape(target, {-1}),
+                                           weight, reduction, ignore_index);
   return {reduction == kNone ? tc::reshape(out, want) : out, total};
 }
 

@@ -19,8 +19,8 @@ namespace tc::native {
 Tensor repeat(const Tensor& self, IntArrayRef repeats) {
   const char* op = "repeat";
   const int64_t n = int64_t(repeats.size());
-  TC_CHECK_ARG(n >= self.dim(), op, ": argument 'repeats' has ", n, " entries, expected at least self's ",
-               self.dim(), " dims");
+  TC_CHECK_ARG(n >= self.dim(), op, ": argument 'repeats' has ", n, " entries, expected at least self's ", self.dim(),
+               " dims");
   DimVector padded, expanded, merged;
   for (int64_t d = 0; d < n; ++d) {
     const int64_t r = repeats[size_t(d)];
@@ -31,8 +31,8 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats) {
     expanded.push_back(r);
     expanded.push_back(s);
     int64_t rs = 0;
-    TC_CHECK(!__builtin_mul_overflow(r, s, &rs), OutOfMemory, op, ": argument 'repeats' ", repeats,
-             " makes dim ", d, " larger than fits in int64");
+    TC_CHECK(!__builtin_mul_overflow(r, s, &rs), OutOfMemory, op, ": argument 'repeats' ", repeats, " makes dim ", d,
+             " larger than fits in int64");
     merged.push_back(rs);
   }
   checked_numel(merged, op);

@@ -44,8 +44,7 @@ Tensor clone(const Tensor& self) { return copy_preserving_layout(self, self.dtyp
 // _to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None, bool non_blocking=False) -> Tensor
 // (CompositeExplicitAutograd) The one op behind every copying `to`, so
 // autograd needs a single derivative for dtype and device changes.
-Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device,
-                bool non_blocking) {
+Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device, bool non_blocking) {
   return copy_preserving_layout(self, dtype.value_or(self.dtype()), device.value_or(self.device()), non_blocking);
 }
 
@@ -75,12 +74,12 @@ Tensor& resize_(Tensor& self, IntArrayRef size) {
   if (self.sizes() == size) return self;
   const int64_t itemsize = int64_t(self.element_size());
   int64_t elems = 0, need = 0;
-  TC_CHECK(!__builtin_add_overflow(self.storage_offset(), numel, &elems) &&
-               !__builtin_mul_overflow(elems, itemsize, &need),
-           OutOfMemory, "resize_: argument 'size' ", size, " needs more bytes than fit in int64");
+  TC_CHECK(
+      !__builtin_add_overflow(self.storage_offset(), numel, &elems) && !__builtin_mul_overflow(elems, itemsize, &need),
+      OutOfMemory, "resize_: argument 'size' ", size, " needs more bytes than fit in int64");
   const Storage& st = self.storage();
-  TC_CHECK(size_t(need) <= st->nbytes() || st->resizable(), Runtime, "resize_: cannot grow to size ", size,
-           " (", need, " bytes) because the tensor's storage of ", st->nbytes(),
+  TC_CHECK(size_t(need) <= st->nbytes() || st->resizable(), Runtime, "resize_: cannot grow to size ", size, " (", need,
+           " bytes) because the tensor's storage of ", st->nbytes(),
            " bytes wraps external memory, which tensorc cannot reallocate");
   self.impl()->resize_contiguous(size);
   return self;

@@ -54,8 +54,8 @@ std::optional<DimVector> compute_stride(IntArrayRef oldshape, IntArrayRef oldstr
   int64_t tensor_numel = 1, view_numel = 1;
   for (int64_t tensor_d = int64_t(oldshape.size()) - 1; tensor_d >= 0; --tensor_d) {
     tensor_numel *= oldshape[size_t(tensor_d)];
-    if (tensor_d == 0 || (oldshape[size_t(tensor_d - 1)] != 1 &&
-                          oldstride[size_t(tensor_d - 1)] != tensor_numel * chunk_base_stride)) {
+    if (tensor_d == 0 ||
+        (oldshape[size_t(tensor_d - 1)] != 1 && oldstride[size_t(tensor_d - 1)] != tensor_numel * chunk_base_stride)) {
       while (view_d >= 0 && (view_numel < tensor_numel || newshape[size_t(view_d)] == 1)) {
         newstride[size_t(view_d)] = view_numel * chunk_base_stride;
         view_numel *= newshape[size_t(view_d)];

@@ -62,8 +62,8 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
   TC_CHECK_INDEX(start >= -size && start <= size, "narrow: argument 'start' (", start,
                  ") is out of range: expected a value in [", -size, ", ", size, "]");
   if (start < 0) start += size;
-  TC_CHECK_ARG(start <= size - length, "narrow: start (", start, ") + length (", length,
-               ") exceeds the size ", size, " of dimension ", d);
+  TC_CHECK_ARG(start <= size - length, "narrow: start (", start, ") + length (", length, ") exceeds the size ", size,
+               " of dimension ", d);
   return tc::slice(self, d, start, start + length, 1);
 }
 

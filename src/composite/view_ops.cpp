@@ -24,16 +24,14 @@ Tensor view(const Tensor& self, IntArrayRef size) {
 }
 
 // alias(Tensor(a) self) -> Tensor(a)
-Tensor alias(const Tensor& self) {
-  return make_view(self, self.sizes(), self.strides(), self.storage_offset());
-}
+Tensor alias(const Tensor& self) { return make_view(self, self.sizes(), self.strides(), self.storage_offset()); }
 
 // as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)
 // The only view whose geometry the caller chooses: bounds are checked against
 // the storage so that no later read can leave it.
 Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
-  TC_CHECK_ARG(size.size() == stride.size(), "as_strided: argument 'size' ", size, " and argument 'stride' ",
-               stride, " must have the same length");
+  TC_CHECK_ARG(size.size() == stride.size(), "as_strided: argument 'size' ", size, " and argument 'stride' ", stride,
+               " must have the same length");
   const int64_t offset = storage_offset.value_or(self.storage_offset());
   TC_CHECK_ARG(offset >= 0, "as_strided: argument 'storage_offset' expected a non-negative value, got ", offset);
   checked_numel(size, "as_strided");
@@ -59,17 +57,20 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
   for (int64_t i = ndim - 1; i >= 0; --i) {
     const int64_t d = tdim - ndim + i;  // matching dim of self, < 0 for a new leading dim
     int64_t cur = d >= 0 ? self.sizes()[size_t(d)] : 1;
-    int64_t st = d >= 0 ? self.strides()[size_t(d)] : (i == ndim - 1 ? 1 : sizes[size_t(i + 1)] * strides[size_t(i + 1)]);
+    int64_t st =
+        d >= 0 ? self.strides()[size_t(d)] : (i == ndim - 1 ? 1 : sizes[size_t(i + 1)] * strides[size_t(i + 1)]);
     int64_t target = size[size_t(i)];
     if (target == -1) {
-      TC_CHECK_ARG(d >= 0, "expand: the expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension ", i);
+      TC_CHECK_ARG(d >= 0,
+                   "expand: the expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension ",
+                   i);
       target = cur;
     }
     TC_CHECK_ARG(target >= 0, "expand: argument 'size' ", size, " has an invalid size ", target, " at dimension ", i);
     if (cur != target) {
-      TC_CHECK_ARG(cur == 1, "expand: argument 'size': the expanded size of the tensor (", target, ") must match the existing size (",
-                   cur, ") at non-singleton dimension ", i, ".  Target sizes: ", size, ".  Tensor sizes: ",
-                   self.sizes());
+      TC_CHECK_ARG(cur == 1, "expand: argument 'size': the expanded size of the tensor (", target,
+                   ") must match the existing size (", cur, ") at non-singleton dimension ", i,
+                   ".  Target sizes: ", size, ".  Tensor sizes: ", self.sizes());
       st = 0;
     }
     sizes[size_t(i)] = target;
@@ -101,8 +102,8 @@ Tensor t(const Tensor& self) {
 // permute(Tensor(a) self, int[] dims) -> Tensor(a)
 Tensor permute(const Tensor& self, IntArrayRef dims) {
   const int64_t n = self.dim();
-  TC_CHECK_ARG(int64_t(dims.size()) == n, "permute: argument 'dims' has ", dims.size(),
-               " entries, but the tensor has ", n, " dimensions");
+  TC_CHECK_ARG(int64_t(dims.size()) == n, "permute: argument 'dims' has ", dims.size(), " entries, but the tensor has ",
+               n, " dimensions");
   DimVector sizes(static_cast<size_t>(n)), strides(static_cast<size_t>(n));
   std::vector<bool> seen(size_t(n), false);
   for (size_t i = 0; i < dims.size(); ++i) {
@@ -188,8 +189,8 @@ Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step)
   const int64_t n = self.dim();
   const size_t d = size_t(wrap_dim(dimension, n, "unfold", "dimension"));
   const int64_t max_size = n == 0 ? 1 : self.sizes()[d];
-  TC_CHECK_ARG(size <= max_size, "unfold: argument 'size' (", size, ") exceeds the size ", max_size,
-               " of dimension ", d);
+  TC_CHECK_ARG(size <= max_size, "unfold: argument 'size' (", size, ") exceeds the size ", max_size, " of dimension ",
+               d);
   TC_CHECK_ARG(size >= 0, "unfold: argument 'size' expected a non-negative value, got ", size);
   TC_CHECK_ARG(step > 0, "unfold: argument 'step' expected a positive value, got ", step);
   DimVector sizes(self.sizes()), strides(self.strides());

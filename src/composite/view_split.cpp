@@ -46,8 +46,7 @@ std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes
   int64_t total = 0;
   bool overflow = false;
   for (int64_t s : split_sizes) {
-    TC_CHECK_ARG(s >= 0, "split_with_sizes: argument 'split_sizes' expected non-negative entries, got ",
-                 split_sizes);
+    TC_CHECK_ARG(s >= 0, "split_with_sizes: argument 'split_sizes' expected non-negative entries, got ", split_sizes);
     overflow |= __builtin_add_overflow(total, s, &total);
   }
   TC_CHECK_ARG(!overflow && total == size, "split_with_sizes: argument 'split_sizes' ", split_sizes,

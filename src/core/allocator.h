@@ -13,7 +13,7 @@ using DeleterFn = void (*)(void* ctx, void* data);
 
 struct DataPtr {
   void* data = nullptr;
-  void* ctx = nullptr;        // passed to deleter
+  void* ctx = nullptr;  // passed to deleter
   DeleterFn deleter = nullptr;
   Device device;
 
@@ -25,15 +25,22 @@ struct DataPtr {
   DataPtr& operator=(DataPtr&& o) noexcept {
     if (this != &o) {
       clear();
-      data = o.data; ctx = o.ctx; deleter = o.deleter; device = o.device;
-      o.data = nullptr; o.ctx = nullptr; o.deleter = nullptr;
+      data = o.data;
+      ctx = o.ctx;
+      deleter = o.deleter;
+      device = o.device;
+      o.data = nullptr;
+      o.ctx = nullptr;
+      o.deleter = nullptr;
     }
     return *this;
   }
   ~DataPtr() { clear(); }
   void clear() {
     if (deleter) deleter(ctx, data);
-    data = nullptr; ctx = nullptr; deleter = nullptr;
+    data = nullptr;
+    ctx = nullptr;
+    deleter = nullptr;
   }
 };
 

@@ -8,9 +8,9 @@
 namespace tc {
 
 enum class DeviceType : int16_t {
-  CPU = 1,          // kDLCPU
-  CUDA = 2,         // kDLCUDA
-  PrivateUse1 = 12, // kDLExtDev: the out-of-tree backend
+  CPU = 1,           // kDLCPU
+  CUDA = 2,          // kDLCUDA
+  PrivateUse1 = 12,  // kDLExtDev: the out-of-tree backend
 };
 
 struct Device {
@@ -19,9 +19,7 @@ struct Device {
 
   Device() = default;
   Device(DeviceType t, int idx = -1) : type(t), index(idx) {}
-  bool operator==(const Device& o) const {
-    return type == o.type && (type == DeviceType::CPU || index == o.index);
-  }
+  bool operator==(const Device& o) const { return type == o.type && (type == DeviceType::CPU || index == o.index); }
   bool operator!=(const Device& o) const { return !(*this == o); }
   bool is_cpu() const { return type == DeviceType::CPU; }
   bool is_cuda() const { return type == DeviceType::CUDA; }

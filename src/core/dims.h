@@ -51,8 +51,17 @@ class DimVector {
   DimVector(std::initializer_list<int64_t> il) { assign(IntArrayRef(il.begin(), il.size())); }
   DimVector(const DimVector& o) { assign(o); }
   DimVector(DimVector&& o) noexcept { move_from(o); }
-  DimVector& operator=(const DimVector& o) { if (this != &o) assign(o); return *this; }
-  DimVector& operator=(DimVector&& o) noexcept { if (this != &o) { free_heap(); move_from(o); } return *this; }
+  DimVector& operator=(const DimVector& o) {
+    if (this != &o) assign(o);
+    return *this;
+  }
+  DimVector& operator=(DimVector&& o) noexcept {
+    if (this != &o) {
+      free_heap();
+      move_from(o);
+    }
+    return *this;
+  }
   ~DimVector() { free_heap(); }
 
   void assign(IntArrayRef a) {
@@ -65,7 +74,10 @@ class DimVector {
     for (size_t i = size_; i < n; ++i) data_[i] = v;
     size_ = n;
   }
-  void push_back(int64_t v) { reserve(size_ + 1); data_[size_++] = v; }
+  void push_back(int64_t v) {
+    reserve(size_ + 1);
+    data_[size_++] = v;
+  }
   void insert(size_t pos, int64_t v) {
     reserve(size_ + 1);
     std::memmove(data_ + pos + 1, data_ + pos, (size_ - pos) * sizeof(int64_t));

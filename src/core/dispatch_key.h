@@ -34,7 +34,11 @@ class DispatchKeySet {
  public:
   constexpr DispatchKeySet() = default;
   constexpr explicit DispatchKeySet(DispatchKey k) : bits_(uint32_t(1) << uint8_t(k)) {}
-  static constexpr DispatchKeySet from_bits(uint32_t b) { DispatchKeySet s; s.bits_ = b; return s; }
+  static constexpr DispatchKeySet from_bits(uint32_t b) {
+    DispatchKeySet s;
+    s.bits_ = b;
+    return s;
+  }
   constexpr uint32_t bits() const { return bits_; }
   constexpr bool has(DispatchKey k) const { return bits_ & (uint32_t(1) << uint8_t(k)); }
   constexpr bool empty() const { return bits_ == 0; }
@@ -44,9 +48,7 @@ class DispatchKeySet {
   DispatchKeySet add(DispatchKey k) const { return *this | DispatchKeySet(k); }
   DispatchKeySet remove(DispatchKey k) const { return *this - DispatchKeySet(k); }
   // Highest-priority key, Undefined if empty.
-  DispatchKey highest() const {
-    return bits_ ? DispatchKey(31 - __builtin_clz(bits_)) : DispatchKey::Undefined;
-  }
+  DispatchKey highest() const { return bits_ ? DispatchKey(31 - __builtin_clz(bits_)) : DispatchKey::Undefined; }
   bool operator==(DispatchKeySet o) const { return bits_ == o.bits_; }
 
  private:

@@ -48,8 +48,8 @@ bool is_valid_dtype(int code) { return code >= 0 && code < kNumScalarTypes; }
 ScalarType promote_types(ScalarType a, ScalarType b) {
   if (a == b) return a;
   using S = ScalarType;
-  constexpr S b1 = S::Bool, u1 = S::UInt8, i1 = S::Int8, i2 = S::Int16, i4 = S::Int32, i8 = S::Int64,
-              f2 = S::Float16, bf = S::BFloat16, f4 = S::Float32, f8 = S::Float64;
+  constexpr S b1 = S::Bool, u1 = S::UInt8, i1 = S::Int8, i2 = S::Int16, i4 = S::Int32, i8 = S::Int64, f2 = S::Float16,
+              bf = S::BFloat16, f4 = S::Float32, f8 = S::Float64;
   // Rows and columns in code order 0..9, PyTorch's table.
   static constexpr S table[10][10] = {
       /*        b1  u1  i1  i2  i4  i8  f2  bf  f4  f8 */

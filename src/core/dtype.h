@@ -30,8 +30,7 @@ size_t element_size(ScalarType t);
 const char* dtype_name(ScalarType t);  // "float32", as PyTorch prints without "torch."
 bool is_valid_dtype(int code);         // 0..9
 inline bool is_floating(ScalarType t) {
-  return t == ScalarType::Float16 || t == ScalarType::BFloat16 || t == ScalarType::Float32 ||
-         t == ScalarType::Float64;
+  return t == ScalarType::Float16 || t == ScalarType::BFloat16 || t == ScalarType::Float32 || t == ScalarType::Float64;
 }
 inline bool is_integral(ScalarType t, bool include_bool) {
   return (t >= ScalarType::UInt8 && t <= ScalarType::Int64) || (include_bool && t == ScalarType::Bool);
@@ -47,9 +46,13 @@ bool can_cast(ScalarType from, ScalarType to);
 
 inline std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << dtype_name(t); }
 
-template <class T> struct CppTypeToScalarType;
-#define TC_MAP_TYPE(cpp, st) \
-  template <> struct CppTypeToScalarType<cpp> { static constexpr ScalarType value = ScalarType::st; };
+template <class T>
+struct CppTypeToScalarType;
+#define TC_MAP_TYPE(cpp, st)                            \
+  template <>                                           \
+  struct CppTypeToScalarType<cpp> {                     \
+    static constexpr ScalarType value = ScalarType::st; \
+  };
 TC_MAP_TYPE(bool, Bool)
 TC_MAP_TYPE(uint8_t, UInt8)
 TC_MAP_TYPE(int8_t, Int8)
@@ -76,60 +79,60 @@ TC_MAP_TYPE(double, Float64)
   default:                               \
     TC_FAIL(Type, OPNAME, ": unsupported dtype ", TYPE);
 
-#define TC_DISPATCH_FLOATING_TYPES(TYPE, OPNAME, ...)          \
-  [&] {                                                        \
-    switch (TYPE) {                                            \
-      TC_PRIVATE_CASE(Float32, float, __VA_ARGS__)             \
-      TC_PRIVATE_CASE(Float64, double, __VA_ARGS__)            \
-      TC_PRIVATE_CASE(Float16, ::tc::Half, __VA_ARGS__)        \
-      TC_PRIVATE_CASE(BFloat16, ::tc::BFloat16, __VA_ARGS__)   \
-      TC_PRIVATE_DEFAULT(TYPE, OPNAME)                         \
-    }                                                          \
+#define TC_DISPATCH_FLOATING_TYPES(TYPE, OPNAME, ...)        \
+  [&] {                                                      \
+    switch (TYPE) {                                          \
+      TC_PRIVATE_CASE(Float32, float, __VA_ARGS__)           \
+      TC_PRIVATE_CASE(Float64, double, __VA_ARGS__)          \
+      TC_PRIVATE_CASE(Float16, ::tc::Half, __VA_ARGS__)      \
+      TC_PRIVATE_CASE(BFloat16, ::tc::BFloat16, __VA_ARGS__) \
+      TC_PRIVATE_DEFAULT(TYPE, OPNAME)                       \
+    }                                                        \
   }()
 
-#define TC_DISPATCH_INTEGRAL_TYPES(TYPE, OPNAME, ...)          \
-  [&] {                                                        \
-    switch (TYPE) {                                            \
-      TC_PRIVATE_CASE(UInt8, uint8_t, __VA_ARGS__)             \
-      TC_PRIVATE_CASE(Int8, int8_t, __VA_ARGS__)               \
-      TC_PRIVATE_CASE(Int16, int16_t, __VA_ARGS__)             \
-      TC_PRIVATE_CASE(Int32, int32_t, __VA_ARGS__)             \
-      TC_PRIVATE_CASE(Int64, int64_t, __VA_ARGS__)             \
-      TC_PRIVATE_DEFAULT(TYPE, OPNAME)                         \
-    }                                                          \
+#define TC_DISPATCH_INTEGRAL_TYPES(TYPE, OPNAME, ...) \
+  [&] {                                               \
+    switch (TYPE) {                                   \
+      TC_PRIVATE_CASE(UInt8, uint8_t, __VA_ARGS__)    \
+      TC_PRIVATE_CASE(Int8, int8_t, __VA_ARGS__)      \
+      TC_PRIVATE_CASE(Int16, int16_t, __VA_ARGS__)    \
+      TC_PRIVATE_CASE(Int32, int32_t, __VA_ARGS__)    \
+      TC_PRIVATE_CASE(Int64, int64_t, __VA_ARGS__)    \
+      TC_PRIVATE_DEFAULT(TYPE, OPNAME)                \
+    }                                                 \
   }()
 
 // All numeric types, no bool.
-#define TC_DISPATCH_ALL_TYPES(TYPE, OPNAME, ...)               \
-  [&] {                                                        \
-    switch (TYPE) {                                            \
-      TC_PRIVATE_CASE(Float32, float, __VA_ARGS__)             \
-      TC_PRIVATE_CASE(Float64, double, __VA_ARGS__)            \
-      TC_PRIVATE_CASE(Float16, ::tc::Half, __VA_ARGS__)        \
-      TC_PRIVATE_CASE(BFloat16, ::tc::BFloat16, __VA_ARGS__)   \
-      TC_PRIVATE_CASE(UInt8, uint8_t, __VA_ARGS__)             \
-      TC_PRIVATE_CASE(Int8, int8_t, __VA_ARGS__)               \
-      TC_PRIVATE_CASE(Int16, int16_t, __VA_ARGS__)             \
-      TC_PRIVATE_CASE(Int32, int32_t, __VA_ARGS__)             \
-      TC_PRIVATE_CASE(Int64, int64_t, __VA_ARGS__)             \
-      TC_PRIVATE_DEFAULT(TYPE, OPNAME)                         \
-    }                                                          \
+#define TC_DISPATCH_ALL_TYPES(TYPE, OPNAME, ...)             \
+  [&] {                                                      \
+    switch (TYPE) {                                          \
+      TC_PRIVATE_CASE(Float32, float, __VA_ARGS__)           \
+      TC_PRIVATE_CASE(Float64, double, __VA_ARGS__)          \
+      TC_PRIVATE_CASE(Float16, ::tc::Half, __VA_ARGS__)      \
+      TC_PRIVATE_CASE(BFloat16, ::tc::BFloat16, __VA_ARGS__) \
+      TC_PRIVATE_CASE(UInt8, uint8_t, __VA_ARGS__)           \
+      TC_PRIVATE_CASE(Int8, int8_t, __VA_ARGS__)             \
+      TC_PRIVATE_CASE(Int16, int16_t, __VA_ARGS__)           \
+      TC_PRIVATE_CASE(Int32, int32_t, __VA_ARGS__)           \
+      TC_PRIVATE_CASE(Int64, int64_t, __VA_ARGS__)           \
+      TC_PRIVATE_DEFAULT(TYPE, OPNAME)                       \
+    }                                                        \
   }()
 
 // All numeric types and bool.
-#define TC_DISPATCH_ALL_TYPES_AND_BOOL(TYPE, OPNAME, ...)      \
-  [&] {                                                        \
-    switch (TYPE) {                                            \
-      TC_PRIVATE_CASE(Float32, float, __VA_ARGS__)             \
-      TC_PRIVATE_CASE(Float64, double, __VA_ARGS__)            \
-      TC_PRIVATE_CASE(Float16, ::tc::Half, __VA_ARGS__)        \
-      TC_PRIVATE_CASE(BFloat16, ::tc::BFloat16, __VA_ARGS__)   \
-      TC_PRIVATE_CASE(UInt8, uint8_t, __VA_ARGS__)             \
-      TC_PRIVATE_CASE(Int8, int8_t, __VA_ARGS__)               \
-      TC_PRIVATE_CASE(Int16, int16_t, __VA_ARGS__)             \
-      TC_PRIVATE_CASE(Int32, int32_t, __VA_ARGS__)             \
-      TC_PRIVATE_CASE(Int64, int64_t, __VA_ARGS__)             \
-      TC_PRIVATE_CASE(Bool, bool, __VA_ARGS__)                 \
-      TC_PRIVATE_DEFAULT(TYPE, OPNAME)                         \
-    }                                                          \
+#define TC_DISPATCH_ALL_TYPES_AND_BOOL(TYPE, OPNAME, ...)    \
+  [&] {                                                      \
+    switch (TYPE) {                                          \
+      TC_PRIVATE_CASE(Float32, float, __VA_ARGS__)           \
+      TC_PRIVATE_CASE(Float64, double, __VA_ARGS__)          \
+      TC_PRIVATE_CASE(Float16, ::tc::Half, __VA_ARGS__)      \
+      TC_PRIVATE_CASE(BFloat16, ::tc::BFloat16, __VA_ARGS__) \
+      TC_PRIVATE_CASE(UInt8, uint8_t, __VA_ARGS__)           \
+      TC_PRIVATE_CASE(Int8, int8_t, __VA_ARGS__)             \
+      TC_PRIVATE_CASE(Int16, int16_t, __VA_ARGS__)           \
+      TC_PRIVATE_CASE(Int32, int32_t, __VA_ARGS__)           \
+      TC_PRIVATE_CASE(Int64, int64_t, __VA_ARGS__)           \
+      TC_PRIVATE_CASE(Bool, bool, __VA_ARGS__)               \
+      TC_PRIVATE_DEFAULT(TYPE, OPNAME)                       \
+    }                                                        \
   }()

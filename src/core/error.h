@@ -57,10 +57,9 @@ std::string str(const Args&... args) {
 }  // namespace tc
 
 // TC_CHECK(cond, Code, "op: argument 'x' expected ..., got ", value)
-#define TC_CHECK(cond, code, ...)                                          \
-  do {                                                                     \
-    if (__builtin_expect(!(cond), 0))                                      \
-      ::tc::throw_error(::tc::ErrorCode::code, ::tc::str(__VA_ARGS__));    \
+#define TC_CHECK(cond, code, ...)                                                                       \
+  do {                                                                                                  \
+    if (__builtin_expect(!(cond), 0)) ::tc::throw_error(::tc::ErrorCode::code, ::tc::str(__VA_ARGS__)); \
   } while (0)
 #define TC_CHECK_ARG(cond, ...) TC_CHECK(cond, InvalidArgument, __VA_ARGS__)
 #define TC_CHECK_TYPE(cond, ...) TC_CHECK(cond, Type, __VA_ARGS__)

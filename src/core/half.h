@@ -7,15 +7,27 @@
 
 namespace tc {
 
-inline uint32_t float_bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
-inline float bits_float(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+inline uint32_t float_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+inline float bits_float(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
 
 struct Half {
   uint16_t x = 0;
   Half() = default;
   Half(float f) : x(from_float(f)) {}
   operator float() const { return to_float(x); }
-  static Half from_bits(uint16_t b) { Half h; h.x = b; return h; }
+  static Half from_bits(uint16_t b) {
+    Half h;
+    h.x = b;
+    return h;
+  }
 
   static float to_float(uint16_t h) {
     uint32_t sign = uint32_t(h & 0x8000) << 16;
@@ -54,11 +66,15 @@ struct BFloat16 {
   BFloat16() = default;
   BFloat16(float f) : x(from_float(f)) {}
   operator float() const { return bits_float(uint32_t(x) << 16); }
-  static BFloat16 from_bits(uint16_t b) { BFloat16 h; h.x = b; return h; }
+  static BFloat16 from_bits(uint16_t b) {
+    BFloat16 h;
+    h.x = b;
+    return h;
+  }
   static uint16_t from_float(float f) {
     uint32_t u = float_bits(f);
     if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x40);  // quiet NaN
-    u += 0x7fff + ((u >> 16) & 1);  // round to nearest even
+    u += 0x7fff + ((u >> 16) & 1);                                           // round to nearest even
     return uint16_t(u >> 16);
   }
 };

@@ -37,17 +37,34 @@ class intrusive_ptr {
   intrusive_ptr() noexcept = default;
   intrusive_ptr(std::nullptr_t) noexcept {}
   // Adopts a pointer that already carries one reference (fresh from new).
-  static intrusive_ptr adopt(T* p) noexcept { intrusive_ptr r; r.p_ = p; return r; }
+  static intrusive_ptr adopt(T* p) noexcept {
+    intrusive_ptr r;
+    r.p_ = p;
+    return r;
+  }
   // Takes a new reference to an existing object.
-  static intrusive_ptr retain_from(T* p) noexcept { if (p) p->retain(); return adopt(p); }
+  static intrusive_ptr retain_from(T* p) noexcept {
+    if (p) p->retain();
+    return adopt(p);
+  }
 
-  intrusive_ptr(const intrusive_ptr& o) noexcept : p_(o.p_) { if (p_) p_->retain(); }
+  intrusive_ptr(const intrusive_ptr& o) noexcept : p_(o.p_) {
+    if (p_) p_->retain();
+  }
   intrusive_ptr(intrusive_ptr&& o) noexcept : p_(o.p_) { o.p_ = nullptr; }
   template <class U>
   intrusive_ptr(intrusive_ptr<U>&& o) noexcept : p_(o.release_ownership()) {}
-  intrusive_ptr& operator=(const intrusive_ptr& o) noexcept { intrusive_ptr(o).swap(*this); return *this; }
-  intrusive_ptr& operator=(intrusive_ptr&& o) noexcept { intrusive_ptr(std::move(o)).swap(*this); return *this; }
-  ~intrusive_ptr() { if (p_) p_->release(); }
+  intrusive_ptr& operator=(const intrusive_ptr& o) noexcept {
+    intrusive_ptr(o).swap(*this);
+    return *this;
+  }
+  intrusive_ptr& operator=(intrusive_ptr&& o) noexcept {
+    intrusive_ptr(std::move(o)).swap(*this);
+    return *this;
+  }
+  ~intrusive_ptr() {
+    if (p_) p_->release();
+  }
 
   void swap(intrusive_ptr& o) noexcept { std::swap(p_, o.p_); }
   T* get() const noexcept { return p_; }
@@ -55,7 +72,11 @@ class intrusive_ptr {
   T& operator*() const noexcept { return *p_; }
   explicit operator bool() const noexcept { return p_ != nullptr; }
   // Gives up ownership without decrementing; the caller owns one reference.
-  T* release_ownership() noexcept { T* p = p_; p_ = nullptr; return p; }
+  T* release_ownership() noexcept {
+    T* p = p_;
+    p_ = nullptr;
+    return p;
+  }
   void reset() noexcept { intrusive_ptr().swap(*this); }
   bool operator==(const intrusive_ptr& o) const noexcept { return p_ == o.p_; }
   bool operator!=(const intrusive_ptr& o) const noexcept { return p_ != o.p_; }

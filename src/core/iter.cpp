@@ -88,8 +88,10 @@ void TensorIter::compute_shape() {
   for (int i = 0; i < nops_ && all_same; ++i) {
     const Tensor* t = participates(ops_[i]);
     if (!t) continue;
-    if (!first) first = t;
-    else all_same = same_sizes(t->sizes(), first->sizes());
+    if (!first)
+      first = t;
+    else
+      all_same = same_sizes(t->sizes(), first->sizes());
   }
   if (first && all_same) {
     for (int d = 0; d < nd; ++d) bshape_[d] = first->sizes()[size_t(d)];
@@ -125,8 +127,10 @@ void TensorIter::compute_dtypes() {
     for (int i = nouts_; i < nops_; ++i) {
       const Operand& o = ops_[i];
       if (o.fixed != ScalarType::Undefined) continue;
-      if (o.is_number) st.add(o.number);
-      else st.add(*o.tensor);
+      if (o.is_number)
+        st.add(o.number);
+      else
+        st.add(*o.tensor);
     }
     common_ = st.result();
     if (int_to_float_ && common_ != ScalarType::Undefined && !is_floating(common_)) common_ = ScalarType::Float32;
@@ -134,13 +138,16 @@ void TensorIter::compute_dtypes() {
   ScalarType first_input = ScalarType::Undefined;
   for (int i = nouts_; i < nops_; ++i) {
     Operand& o = ops_[i];
-    if (o.fixed != ScalarType::Undefined) o.dtype = o.fixed;
-    else if (common_ != ScalarType::Undefined) o.dtype = common_;
+    if (o.fixed != ScalarType::Undefined)
+      o.dtype = o.fixed;
+    else if (common_ != ScalarType::Undefined)
+      o.dtype = common_;
     else if (o.is_number)  // a number keeps full precision when nothing else decides
       o.dtype = o.number.is_floating_point() ? ScalarType::Float64
                 : o.number.is_integral()     ? ScalarType::Int64
                                              : ScalarType::Bool;
-    else o.dtype = o.tensor->dtype();
+    else
+      o.dtype = o.tensor->dtype();
     if (first_input == ScalarType::Undefined) first_input = o.dtype;
   }
   for (int i = 0; i < nouts_; ++i) {
@@ -176,8 +183,8 @@ void TensorIter::prepare_outputs() {
       if (ops_[j].tensor && ops_[j].tensor->is_same(*o.out)) is_input = true;
     TC_CHECK_ARG(resize_outputs_ && !is_input, op_, ": output with shape ", o.out->sizes(),
                  " doesn't match the broadcast shape ", bshape);
-    TC_CHECK_ARG(o.out->numel() == 0, op_, ": argument 'out' has shape ", o.out->sizes(),
-                 " but the result has shape ", bshape, " (pass an empty tensor to have it resized)");
+    TC_CHECK_ARG(o.out->numel() == 0, op_, ": argument 'out' has shape ", o.out->sizes(), " but the result has shape ",
+                 bshape, " (pass an empty tensor to have it resized)");
     o.resize = true;
   }
 }
@@ -245,8 +252,10 @@ void TensorIter::convert_inputs() {
     if (t.numel() == 1) {
       // Copied, not pointed at: the output may be this very element.
       o.stride0 = true;
-      if (t.dtype() == o.dtype) std::memcpy(o.buf, t.data_ptr(), size_t(elem_size(o.dtype)));
-      else write_scalar(o.buf, o.dtype, read_scalar(t.data_ptr(), t.dtype()));
+      if (t.dtype() == o.dtype)
+        std::memcpy(o.buf, t.data_ptr(), size_t(elem_size(o.dtype)));
+      else
+        write_scalar(o.buf, o.dtype, read_scalar(t.data_ptr(), t.dtype()));
       o.data = reinterpret_cast<char*>(o.buf);
     } else if (t.dtype() != o.dtype || o.aliased) {
       o.temp = empty_tensor(t.sizes(), o.dtype);
@@ -392,8 +401,8 @@ void TensorIter::allocate_in_iteration_order(Operand& o) {
     scratch_[orig_[k]] = running;
     running *= std::max<int64_t>(shape_[k], 1);
   }
-  Tensor t = empty_strided_tensor(IntArrayRef(bshape_, size_t(bndim_)), IntArrayRef(scratch_, size_t(bndim_)),
-                                  o.dtype, Device(DeviceType::CPU));
+  Tensor t = empty_strided_tensor(IntArrayRef(bshape_, size_t(bndim_)), IntArrayRef(scratch_, size_t(bndim_)), o.dtype,
+                                  Device(DeviceType::CPU));
   const int64_t es = elem_size(o.dtype);
   const int i = int(&o - ops_);
   for (int k = 0; k < ndim_; ++k) strides_[k * nops_ + i] = scratch_[orig_[k]] * es;

@@ -77,26 +77,47 @@ class TensorIter {
   }
 
   // Convert inputs to their result_type (PyTorch's promotion rules).
-  TensorIter& promote_inputs(bool v = true) { promote_ = v; return *this; }
+  TensorIter& promote_inputs(bool v = true) {
+    promote_ = v;
+    return *this;
+  }
   // With promote_inputs: an integral or bool common dtype becomes float32
   // (true division, sin of an int tensor).
-  TensorIter& promote_integer_inputs_to_float(bool v = true) { int_to_float_ = v; return *this; }
+  TensorIter& promote_integer_inputs_to_float(bool v = true) {
+    int_to_float_ = v;
+    return *this;
+  }
   // The computation dtype, chosen by the kernel (overrides promotion).
-  TensorIter& compute_dtype(ScalarType t) { compute_ = t; return *this; }
+  TensorIter& compute_dtype(ScalarType t) {
+    compute_ = t;
+    return *this;
+  }
   // The dtype the loop writes (default: the computation dtype), e.g. Bool
   // for comparisons. Allocated outputs get this dtype.
-  TensorIter& output_dtype(ScalarType t) { out_dtype_ = t; return *this; }
+  TensorIter& output_dtype(ScalarType t) {
+    out_dtype_ = t;
+    return *this;
+  }
   // true (default, out= semantics): outputs take no part in broadcasting and
   // a defined output of another shape is resized. false (in-place, copy_):
   // outputs take part in broadcasting and must already have its shape.
-  TensorIter& resize_outputs(bool v) { resize_outputs_ = v; return *this; }
+  TensorIter& resize_outputs(bool v) {
+    resize_outputs_ = v;
+    return *this;
+  }
   // true (default): a defined output must be able to hold the loop's output
   // dtype (can_cast), else a TypeError. copy_ turns this off.
-  TensorIter& check_output_cast(bool v) { check_cast_ = v; return *this; }
+  TensorIter& check_output_cast(bool v) {
+    check_cast_ = v;
+    return *this;
+  }
   // true (default): an output whose elements share memory (an expanded
   // tensor) is refused. fill_/zero_ turn it off: one value everywhere is
   // harmless, and PyTorch allows it.
-  TensorIter& check_internal_overlap(bool v) { check_self_overlap_ = v; return *this; }
+  TensorIter& check_internal_overlap(bool v) {
+    check_self_overlap_ = v;
+    return *this;
+  }
 
   // Validates everything, then converts inputs, resizes and allocates outputs.
   // Nothing the caller can see is written before all checks have passed: a

@@ -26,11 +26,11 @@ struct Digit {
 };
 
 struct Search {
-  std::vector<Digit> digits;       // by |step|, largest first
-  std::vector<int64_t> rest_min;   // smallest sum the digits from k on can add
-  std::vector<int64_t> rest_max;   // largest
+  std::vector<Digit> digits;      // by |step|, largest first
+  std::vector<int64_t> rest_min;  // smallest sum the digits from k on can add
+  std::vector<int64_t> rest_max;  // largest
   int64_t lo, hi;
-  int64_t budget = 1 << 14;        // nodes visited before giving up
+  int64_t budget = 1 << 14;  // nodes visited before giving up
 
   // 1: found, 0: none, -1: out of budget.
   int run(size_t k, int64_t sum) {

@@ -13,7 +13,7 @@ struct MemLayout {
   int64_t offset;     // storage offset, in elements
   IntArrayRef sizes;  // sizes and strides (elements, non-negative)
   IntArrayRef strides;
-  int64_t itemsize;   // bytes per element
+  int64_t itemsize;  // bytes per element
 };
 
 enum class Overlap : int8_t { None, Shared, Unknown };

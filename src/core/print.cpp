@@ -67,8 +67,8 @@ class Formatter {
     if (int_mode_) {
       sci_mode_ = mx / mn > 1000.0 || mx > 1.0e8;
       for (double d : nz)
-        max_width_ = std::max(max_width_, sci_mode_ ? py_float(d, 'e', kPrecision).size()
-                                                    : py_float(d, 'f', 0).size() + 1);
+        max_width_ =
+            std::max(max_width_, sci_mode_ ? py_float(d, 'e', kPrecision).size() : py_float(d, 'f', 0).size() + 1);
     } else {
       sci_mode_ = mx / mn > 1000.0 || mx > 1.0e8 || mn < 1.0e-4;
       for (double d : nz) max_width_ = std::max(max_width_, py_float(d, sci_mode_ ? 'e' : 'f', kPrecision).size());

@@ -19,7 +19,9 @@ class Scalar {
   Scalar(double d) : tag_(Tag::Float) { v_.d = d; }
   Scalar(float f) : Scalar(double(f)) {}
   template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
-  Scalar(T i) : tag_(Tag::Int) { v_.i = int64_t(i); }
+  Scalar(T i) : tag_(Tag::Int) {
+    v_.i = int64_t(i);
+  }
 
   Tag tag() const { return tag_; }
   bool is_bool() const { return tag_ == Tag::Bool; }
@@ -32,10 +34,14 @@ class Scalar {
   // check them first (check_scalar_fits).
   int64_t to_int() const { return tag_ == Tag::Float ? saturate(v_.d) : v_.i; }
   bool to_bool() const { return tag_ == Tag::Float ? v_.d != 0 : v_.i != 0; }
-  template <class T> T to() const {
-    if constexpr (std::is_same_v<T, bool>) return to_bool();
-    else if constexpr (std::is_integral_v<T>) return T(to_int());
-    else return T(to_double());
+  template <class T>
+  T to() const {
+    if constexpr (std::is_same_v<T, bool>)
+      return to_bool();
+    else if constexpr (std::is_integral_v<T>)
+      return T(to_int());
+    else
+      return T(to_double());
   }
   // The dtype a tensor made from this number gets by default.
   ScalarType default_dtype() const {

@@ -63,8 +63,8 @@ bool compute_is_contiguous(IntArrayRef sizes, IntArrayRef strides) {
 
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op, const char* arg) {
   int64_t n = ndim > 0 ? ndim : 1;
-  TC_CHECK_INDEX(dim >= -n && dim < n, op, ": argument '", arg, "' (", dim,
-                 ") is out of range: expected a value in [", -n, ", ", n - 1, "]");
+  TC_CHECK_INDEX(dim >= -n && dim < n, op, ": argument '", arg, "' (", dim, ") is out of range: expected a value in [",
+                 -n, ", ", n - 1, "]");
   return dim < 0 ? dim + n : dim;
 }
 
@@ -74,8 +74,8 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op) {
   for (size_t i = 0; i < n; ++i) {
     int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    TC_CHECK_ARG(da == db || da == 1 || db == 1, op, ": shapes ", a, " and ", b,
-                 " cannot be broadcast together (size ", da, " vs ", db, " at dim ", i, ")");
+    TC_CHECK_ARG(da == db || da == 1 || db == 1, op, ": shapes ", a, " and ", b, " cannot be broadcast together (size ",
+                 da, " vs ", db, " at dim ", i, ")");
     out[i] = da == 1 ? db : da;
   }
   return out;
@@ -84,8 +84,7 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op) {
 DimVector broadcast_strides(IntArrayRef sizes, IntArrayRef strides, IntArrayRef target) {
   DimVector out(target.size(), 0);
   size_t off = target.size() - sizes.size();
-  for (size_t i = 0; i < sizes.size(); ++i)
-    out[off + i] = (sizes[i] == 1 && target[off + i] != 1) ? 0 : strides[i];
+  for (size_t i = 0; i < sizes.size(); ++i) out[off + i] = (sizes[i] == 1 && target[off + i] != 1) ? 0 : strides[i];
   return out;
 }
 

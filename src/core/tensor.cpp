@@ -59,12 +59,12 @@ Tensor tensor_from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, Scal
   TC_CHECK_TYPE(is_valid_dtype(int(dtype)), "from_blob: unsupported dtype ", dtype);
   checked_numel(sizes, "from_blob");
   DimVector st = strides.empty() && !sizes.empty() ? contiguous_strides(sizes) : DimVector(strides);
-  TC_CHECK_ARG(st.size() == sizes.size(), "from_blob: sizes ", sizes, " and strides ", strides,
-               " differ in length");
-  for (int64_t s : st) TC_CHECK_ARG(s >= 0, "from_blob: argument 'strides' expected non-negative strides, got ", strides);
+  TC_CHECK_ARG(st.size() == sizes.size(), "from_blob: sizes ", sizes, " and strides ", strides, " differ in length");
+  for (int64_t s : st)
+    TC_CHECK_ARG(s >= 0, "from_blob: argument 'strides' expected non-negative strides, got ", strides);
   int64_t nbytes = 0;
-  TC_CHECK(storage_nbytes(sizes, st, 0, int64_t(element_size(dtype)), &nbytes), OutOfMemory, "from_blob: sizes ",
-           sizes, " with strides ", st, " need more bytes than fit in int64");
+  TC_CHECK(storage_nbytes(sizes, st, 0, int64_t(element_size(dtype)), &nbytes), OutOfMemory, "from_blob: sizes ", sizes,
+           " with strides ", st, " need more bytes than fit in int64");
   auto storage = make_intrusive<StorageImpl>(DataPtr(data, ctx, deleter, device), size_t(nbytes));
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, st, 0));
 }
@@ -98,9 +98,7 @@ void check_scalar_fits(const char* op, const char* arg, const Scalar& v, ScalarT
 }
 
 void write_scalar(void* p, ScalarType dtype, const Scalar& v) {
-  TC_DISPATCH_ALL_TYPES_AND_BOOL(dtype, "write_scalar", [&] {
-    *static_cast<scalar_t*>(p) = v.to<scalar_t>();
-  });
+  TC_DISPATCH_ALL_TYPES_AND_BOOL(dtype, "write_scalar", [&] { *static_cast<scalar_t*>(p) = v.to<scalar_t>(); });
 }
 
 Scalar read_scalar(const void* p, ScalarType dtype) {
@@ -110,8 +108,10 @@ Scalar read_scalar(const void* p, ScalarType dtype) {
   if (dtype == ScalarType::Bool) return Scalar(*static_cast<const uint8_t*>(p) != 0);
   TC_DISPATCH_ALL_TYPES(dtype, "read_scalar", [&] {
     scalar_t v = *static_cast<const scalar_t*>(p);
-    if constexpr (std::is_integral_v<scalar_t>) out = Scalar(int64_t(v));
-    else out = Scalar(double(v));
+    if constexpr (std::is_integral_v<scalar_t>)
+      out = Scalar(int64_t(v));
+    else
+      out = Scalar(double(v));
   });
   return out;
 }

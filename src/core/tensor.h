@@ -39,18 +39,27 @@ class Tensor {
   bool is_contiguous() const { return impl_->is_contiguous(); }
   size_t element_size() const { return tc::element_size(dtype()); }
   void* data_ptr() const { return impl_->data(); }
-  template <class T> T* data_ptr() const { return static_cast<T*>(impl_->data()); }
+  template <class T>
+  T* data_ptr() const {
+    return static_cast<T*>(impl_->data());
+  }
   const Storage& storage() const { return impl_->storage(); }
   DispatchKeySet key_set() const { return impl_->key_set(); }
   uint32_t version() const { return impl_->version(); }
   void bump_version() const { impl_->bump_version(); }
-  bool requires_grad() const { auto* m = impl_->autograd_meta(); return m && m->requires_grad(); }
+  bool requires_grad() const {
+    auto* m = impl_->autograd_meta();
+    return m && m->requires_grad();
+  }
   // Gives up this handle's reference without decrementing it (C ABI handoff).
   TensorImpl* unsafe_release() { return impl_.release_ownership(); }
 
   // The value of a one-element tensor (CPU; other devices copy to host).
   Scalar item() const;
-  template <class T> T item() const { return item().to<T>(); }
+  template <class T>
+  T item() const {
+    return item().to<T>();
+  }
 
 #include "tensorc_gen/tensor_methods.h"
 

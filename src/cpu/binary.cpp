@@ -51,23 +51,32 @@ void check_sub(TensorOrNumber a, TensorOrNumber b, const char* name) {
 // a + w * b in T's arithmetic type; for bool, "+" is "or" and "*" is "and".
 template <class T>
 T add_alpha(T a, T b, opmath_t<T> w) {
-  if constexpr (std::is_same_v<T, bool>) return a || (w && b);
-  else if constexpr (std::is_integral_v<T>) return cpu::wrapping_add(a, cpu::wrapping_mul(T(w), b));
-  else return opmath_t<T>(a) + w * opmath_t<T>(b);
+  if constexpr (std::is_same_v<T, bool>)
+    return a || (w && b);
+  else if constexpr (std::is_integral_v<T>)
+    return cpu::wrapping_add(a, cpu::wrapping_mul(T(w), b));
+  else
+    return opmath_t<T>(a) + w * opmath_t<T>(b);
 }
 
 template <class T>
 T add_plain(T a, T b) {
-  if constexpr (std::is_same_v<T, bool>) return a || b;
-  else if constexpr (std::is_integral_v<T>) return cpu::wrapping_add(a, b);
-  else return opmath_t<T>(a) + opmath_t<T>(b);
+  if constexpr (std::is_same_v<T, bool>)
+    return a || b;
+  else if constexpr (std::is_integral_v<T>)
+    return cpu::wrapping_add(a, b);
+  else
+    return opmath_t<T>(a) + opmath_t<T>(b);
 }
 
 template <class T>
 T mul_plain(T a, T b) {
-  if constexpr (std::is_same_v<T, bool>) return a && b;
-  else if constexpr (std::is_integral_v<T>) return cpu::wrapping_mul(a, b);
-  else return opmath_t<T>(a) * opmath_t<T>(b);
+  if constexpr (std::is_same_v<T, bool>)
+    return a && b;
+  else if constexpr (std::is_integral_v<T>)
+    return cpu::wrapping_mul(a, b);
+  else
+    return opmath_t<T>(a) * opmath_t<T>(b);
 }
 
 // out = a + alpha * b (alpha negated for sub / rsub).
@@ -170,9 +179,8 @@ T remainder_float(T a, T b) {
 void check_no_int_zero_divisor(const TensorIter& it, const char* name) {
   const ScalarType dt = it.common_dtype();
   if (!is_integral(dt, false)) return;
-  TC_DISPATCH_INTEGRAL_TYPES(dt, name, [&] {
-    TC_CHECK_ARG(!cpu::operand_has_zero<scalar_t>(it, 2), name, ": integer division by zero");
-  });
+  TC_DISPATCH_INTEGRAL_TYPES(
+      dt, name, [&] { TC_CHECK_ARG(!cpu::operand_has_zero<scalar_t>(it, 2), name, ": integer division by zero"); });
 }
 
 void div_true_kernel(TensorIter& it, const char* name) {
@@ -186,9 +194,8 @@ void div_trunc_kernel(TensorIter& it, const char* name) {
   const ScalarType dt = it.common_dtype();
   if (is_integral(dt, false)) {
     check_no_int_zero_divisor(it, name);
-    TC_DISPATCH_INTEGRAL_TYPES(dt, name, [&] {
-      cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return div_trunc_int(a, b); });
-    });
+    TC_DISPATCH_INTEGRAL_TYPES(
+        dt, name, [&] { cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return div_trunc_int(a, b); }); });
     return;
   }
   TC_DISPATCH_FLOATING_TYPES(dt, name, [&] {
@@ -201,9 +208,8 @@ void div_floor_kernel(TensorIter& it, const char* name) {
   const ScalarType dt = it.common_dtype();
   if (is_integral(dt, false)) {
     check_no_int_zero_divisor(it, name);
-    TC_DISPATCH_INTEGRAL_TYPES(dt, name, [&] {
-      cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return div_floor_int(a, b); });
-    });
+    TC_DISPATCH_INTEGRAL_TYPES(
+        dt, name, [&] { cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return div_floor_int(a, b); }); });
     return;
   }
   TC_DISPATCH_FLOATING_TYPES(dt, name, [&] {
@@ -224,9 +230,12 @@ Rounding parse_rounding(std::optional<std::string_view> mode, const char* name) 
 
 void div_into(Tensor& out, TensorOrNumber a, TensorOrNumber b, Rounding r, Write w, const char* name) {
   run_binary(out, a, b, w, name, r == Rounding::None, [&](TensorIter& it) {
-    if (r == Rounding::None) div_true_kernel(it, name);
-    else if (r == Rounding::Trunc) div_trunc_kernel(it, name);
-    else div_floor_kernel(it, name);
+    if (r == Rounding::None)
+      div_true_kernel(it, name);
+    else if (r == Rounding::Trunc)
+      div_trunc_kernel(it, name);
+    else
+      div_floor_kernel(it, name);
   });
 }
 
@@ -236,9 +245,8 @@ void fmod_kernel(TensorIter& it, const char* name) {
   const ScalarType dt = it.common_dtype();
   if (is_integral(dt, false)) {
     check_no_int_zero_divisor(it, name);
-    TC_DISPATCH_INTEGRAL_TYPES(dt, name, [&] {
-      cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return fmod_int(a, b); });
-    });
+    TC_DISPATCH_INTEGRAL_TYPES(
+        dt, name, [&] { cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return fmod_int(a, b); }); });
     return;
   }
   TC_DISPATCH_FLOATING_TYPES(dt, name, [&] {
@@ -251,9 +259,8 @@ void remainder_kernel(TensorIter& it, const char* name) {
   const ScalarType dt = it.common_dtype();
   if (is_integral(dt, false)) {
     check_no_int_zero_divisor(it, name);
-    TC_DISPATCH_INTEGRAL_TYPES(dt, name, [&] {
-      cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return remainder_int(a, b); });
-    });
+    TC_DISPATCH_INTEGRAL_TYPES(
+        dt, name, [&] { cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return remainder_int(a, b); }); });
     return;
   }
   TC_DISPATCH_FLOATING_TYPES(dt, name, [&] {
@@ -288,15 +295,15 @@ void pow_kernel(TensorIter& it, const char* name) {
   const ScalarType dt = it.common_dtype();
   if (is_integral(dt, false)) {
     TC_DISPATCH_INTEGRAL_TYPES(dt, name, [&] {
-      cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return powi(a, b); }, cpu::kTranscendentalGrain);
+      cpu_kernel(
+          it, [](scalar_t a, scalar_t b) -> scalar_t { return powi(a, b); }, cpu::kTranscendentalGrain);
     });
     return;
   }
   TC_DISPATCH_FLOATING_TYPES(dt, name, [&] {
     using acc = opmath_t<scalar_t>;
     cpu_kernel(
-        it, [](scalar_t a, scalar_t b) -> scalar_t { return std::pow(acc(a), acc(b)); },
-        cpu::kTranscendentalGrain);
+        it, [](scalar_t a, scalar_t b) -> scalar_t { return std::pow(acc(a), acc(b)); }, cpu::kTranscendentalGrain);
   });
 }
 
@@ -340,8 +347,7 @@ void atan2_kernel(TensorIter& it, const char* name) {
   TC_DISPATCH_FLOATING_TYPES(it.common_dtype(), name, [&] {
     using acc = opmath_t<scalar_t>;
     cpu_kernel(
-        it, [](scalar_t a, scalar_t b) -> scalar_t { return std::atan2(acc(a), acc(b)); },
-        cpu::kTranscendentalGrain);
+        it, [](scalar_t a, scalar_t b) -> scalar_t { return std::atan2(acc(a), acc(b)); }, cpu::kTranscendentalGrain);
   });
 }
 
@@ -523,20 +529,16 @@ Tensor fmod_scalar_cpu(const Tensor& self, const Scalar& other) {
   return binary_functional(self, other, "fmod", false, [](TensorIter& it) { fmod_kernel(it, "fmod"); });
 }
 Tensor remainder_cpu(const Tensor& self, const Tensor& other) {
-  return binary_functional(self, other, "remainder", false,
-                           [](TensorIter& it) { remainder_kernel(it, "remainder"); });
+  return binary_functional(self, other, "remainder", false, [](TensorIter& it) { remainder_kernel(it, "remainder"); });
 }
 Tensor remainder_scalar_cpu(const Tensor& self, const Scalar& other) {
-  return binary_functional(self, other, "remainder", false,
-                           [](TensorIter& it) { remainder_kernel(it, "remainder"); });
+  return binary_functional(self, other, "remainder", false, [](TensorIter& it) { remainder_kernel(it, "remainder"); });
 }
 Tensor remainder_scalar_tensor_cpu(const Scalar& self, const Tensor& other) {
-  return binary_functional(self, other, "remainder", false,
-                           [](TensorIter& it) { remainder_kernel(it, "remainder"); });
+  return binary_functional(self, other, "remainder", false, [](TensorIter& it) { remainder_kernel(it, "remainder"); });
 }
 Tensor maximum_cpu(const Tensor& self, const Tensor& other) {
-  return binary_functional(self, other, "maximum", false,
-                           [](TensorIter& it) { extremum_kernel<true>(it, "maximum"); });
+  return binary_functional(self, other, "maximum", false, [](TensorIter& it) { extremum_kernel<true>(it, "maximum"); });
 }
 Tensor minimum_cpu(const Tensor& self, const Tensor& other) {
   return binary_functional(self, other, "minimum", false,

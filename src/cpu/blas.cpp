@@ -143,8 +143,8 @@ inline void blis_gemm(int64_t m, int64_t n, int64_t k, float* al, float* A, MatR
   bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, al, A, a.rs, a.cs, B, b.rs, b.cs, be, C, c.rs, c.cs, cntx,
                rntm);
 }
-inline void blis_gemm(int64_t m, int64_t n, int64_t k, double* al, double* A, MatRef a, double* B, MatRef b,
-                      double* be, double* C, MatRef c, cntx_t* cntx, rntm_t* rntm) {
+inline void blis_gemm(int64_t m, int64_t n, int64_t k, double* al, double* A, MatRef a, double* B, MatRef b, double* be,
+                      double* C, MatRef c, cntx_t* cntx, rntm_t* rntm) {
   bli_dgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, al, A, a.rs, a.cs, B, b.rs, b.cs, be, C, c.rs, c.cs, cntx,
                rntm);
 }
@@ -189,8 +189,7 @@ void reserve_pack_memory(cntx_t* cntx, int nthreads) {
   // pool's own bookkeeping and for the small allocations around the call.
   reserve_or_throw(2 * size_t(nthreads) * (mc * kc + kc * nc) * sizeof(T) + (size_t(1) << 20), "GEMM packing buffers");
   int cur = mark.load(std::memory_order_relaxed);
-  while (cur < nthreads && !mark.compare_exchange_weak(cur, nthreads)) {
-  }
+  while (cur < nthreads && !mark.compare_exchange_weak(cur, nthreads)) {}
 }
 
 template <class T>
@@ -223,12 +222,14 @@ int blas_num_threads() {
 }
 void blas_force_default_arch(bool on) { g_force_default = on; }
 
-void gemm(ScalarType dtype, int64_t m, int64_t n, int64_t k, double alpha, MatRef a, MatRef b, double beta,
-          MatRef c) {
+void gemm(ScalarType dtype, int64_t m, int64_t n, int64_t k, double alpha, MatRef a, MatRef b, double beta, MatRef c) {
   if (m == 0 || n == 0) return;
-  if (dtype == ScalarType::Float32) gemm_typed<float>(m, n, k, alpha, a, b, beta, c);
-  else if (dtype == ScalarType::Float64) gemm_typed<double>(m, n, k, alpha, a, b, beta, c);
-  else TC_FAIL(Internal, "gemm: ", dtype, " must be staged as float32");
+  if (dtype == ScalarType::Float32)
+    gemm_typed<float>(m, n, k, alpha, a, b, beta, c);
+  else if (dtype == ScalarType::Float64)
+    gemm_typed<double>(m, n, k, alpha, a, b, beta, c);
+  else
+    TC_FAIL(Internal, "gemm: ", dtype, " must be staged as float32");
 }
 
 }  // namespace tc::cpu
@@ -390,12 +391,11 @@ void addmm_into(const Tensor& self, const Tensor& mat1, const Tensor& mat2, cons
   bool use_self = beta.to_double() != 0;
   if (use_self && !out_holds_self) {
     DimVector target{out.sizes()[0], out.sizes()[1]};
-    Tensor expanded = make_view(self, target, broadcast_strides(self.sizes(), self.strides(), target),
-                                self.storage_offset());
+    Tensor expanded =
+        make_view(self, target, broadcast_strides(self.sizes(), self.strides(), target), self.storage_offset());
     cpu::copy_strided(out, expanded);
   }
-  batched_product("addmm", as_batch(mat1), as_batch(mat2), alpha, use_self ? beta : Scalar(int64_t(0)),
-                  as_batch(out));
+  batched_product("addmm", as_batch(mat1), as_batch(mat2), alpha, use_self ? beta : Scalar(int64_t(0)), as_batch(out));
 }
 
 }  // namespace

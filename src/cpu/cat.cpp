@@ -33,8 +33,8 @@ Tensor cat_impl(const char* op, const std::vector<Tensor>& tensors, int64_t dim)
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
     if (legacy_skip(t)) continue;
-    TC_CHECK_ARG(t.dim() == nd, op, ": argument 'tensors': tensors must have the same number of dimensions: got ",
-                 nd, " (tensor ", ref, ") and ", t.dim(), " (tensor ", i, ")");
+    TC_CHECK_ARG(t.dim() == nd, op, ": argument 'tensors': tensors must have the same number of dimensions: got ", nd,
+                 " (tensor ", ref, ") and ", t.dim(), " (tensor ", i, ")");
     for (int64_t k = 0; k < nd; ++k) {
       if (k == d) continue;
       TC_CHECK_ARG(t.sizes()[size_t(k)] == r.sizes()[size_t(k)], op,
@@ -72,8 +72,9 @@ Tensor stack_cpu(const std::vector<Tensor>& tensors, int64_t dim) {
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
     TC_CHECK_ARG(t.defined(), "stack: argument 'tensors' has an undefined tensor at position ", i);
-    TC_CHECK_ARG(t.sizes().equals(first.sizes()), "stack: argument 'tensors': expected each tensor to be equal size, but got ",
-                 first.sizes(), " at entry 0 and ", t.sizes(), " at entry ", i);
+    TC_CHECK_ARG(t.sizes().equals(first.sizes()),
+                 "stack: argument 'tensors': expected each tensor to be equal size, but got ", first.sizes(),
+                 " at entry 0 and ", t.sizes(), " at entry ", i);
     // unsqueeze(d) as metadata: the new dim's stride is irrelevant (size 1).
     DimVector sizes(t.sizes()), strides(t.strides());
     int64_t st = d < t.dim() ? t.sizes()[size_t(d)] * t.strides()[size_t(d)] : 1;

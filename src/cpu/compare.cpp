@@ -17,12 +17,18 @@ enum class Cmp { Eq, Ne, Lt, Le, Gt, Ge };
 template <Cmp C, class T>
 bool compare(T a, T b) {
   const opmath_t<T> x = a, y = b;
-  if constexpr (C == Cmp::Eq) return x == y;
-  else if constexpr (C == Cmp::Ne) return x != y;
-  else if constexpr (C == Cmp::Lt) return x < y;
-  else if constexpr (C == Cmp::Le) return x <= y;
-  else if constexpr (C == Cmp::Gt) return x > y;
-  else return x >= y;
+  if constexpr (C == Cmp::Eq)
+    return x == y;
+  else if constexpr (C == Cmp::Ne)
+    return x != y;
+  else if constexpr (C == Cmp::Lt)
+    return x < y;
+  else if constexpr (C == Cmp::Le)
+    return x <= y;
+  else if constexpr (C == Cmp::Gt)
+    return x > y;
+  else
+    return x >= y;
 }
 
 // out(bool) = body(it) over (a, b) promoted to their common dtype.
@@ -50,8 +56,10 @@ Tensor compare_op(TensorOrNumber a, TensorOrNumber b, const char* name) {
 
 template <class T>
 bool truth(T a) {
-  if constexpr (std::is_same_v<T, bool>) return a;
-  else return opmath_t<T>(a) != opmath_t<T>(0);
+  if constexpr (std::is_same_v<T, bool>)
+    return a;
+  else
+    return opmath_t<T>(a) != opmath_t<T>(0);
 }
 
 enum class Logic { And, Or, Xor };
@@ -61,9 +69,12 @@ Tensor logical_op(const Tensor& a, const Tensor& b, const char* name) {
   return bool_result(a, b, name, [name](TensorIter& it) {
     TC_DISPATCH_ALL_TYPES_AND_BOOL(it.common_dtype(), name, [&] {
       cpu_kernel(it, [](scalar_t x, scalar_t y) -> bool {
-        if constexpr (L == Logic::And) return truth(x) && truth(y);
-        else if constexpr (L == Logic::Or) return truth(x) || truth(y);
-        else return truth(x) != truth(y);
+        if constexpr (L == Logic::And)
+          return truth(x) && truth(y);
+        else if constexpr (L == Logic::Or)
+          return truth(x) || truth(y);
+        else
+          return truth(x) != truth(y);
       });
     });
   });
@@ -72,13 +83,19 @@ Tensor logical_op(const Tensor& a, const Tensor& b, const char* name) {
 template <Logic L, class T>
 T bitwise(T a, T b) {
   if constexpr (std::is_same_v<T, bool>) {
-    if constexpr (L == Logic::And) return a && b;
-    else if constexpr (L == Logic::Or) return a || b;
-    else return a != b;
+    if constexpr (L == Logic::And)
+      return a && b;
+    else if constexpr (L == Logic::Or)
+      return a || b;
+    else
+      return a != b;
   } else {
-    if constexpr (L == Logic::And) return T(a & b);
-    else if constexpr (L == Logic::Or) return T(a | b);
-    else return T(a ^ b);
+    if constexpr (L == Logic::And)
+      return T(a & b);
+    else if constexpr (L == Logic::Or)
+      return T(a | b);
+    else
+      return T(a ^ b);
   }
 }
 
@@ -97,9 +114,8 @@ Tensor bitwise_op(TensorOrNumber a, TensorOrNumber b, const char* name) {
   if (dt == ScalarType::Bool) {
     cpu_kernel(it, [](bool x, bool y) -> bool { return bitwise<L>(x, y); });
   } else {
-    TC_DISPATCH_INTEGRAL_TYPES(dt, name, [&] {
-      cpu_kernel(it, [](scalar_t x, scalar_t y) -> scalar_t { return bitwise<L>(x, y); });
-    });
+    TC_DISPATCH_INTEGRAL_TYPES(
+        dt, name, [&] { cpu_kernel(it, [](scalar_t x, scalar_t y) -> scalar_t { return bitwise<L>(x, y); }); });
   }
   return out;
 }
@@ -135,9 +151,8 @@ Tensor logical_not_cpu(const Tensor& self) {
   TensorIter it("logical_not");
   it.add_output(out).add_input(self).promote_inputs().output_dtype(ScalarType::Bool);
   it.build();
-  TC_DISPATCH_ALL_TYPES_AND_BOOL(it.common_dtype(), "logical_not", [&] {
-    cpu_kernel(it, [](scalar_t x) -> bool { return !truth(x); });
-  });
+  TC_DISPATCH_ALL_TYPES_AND_BOOL(it.common_dtype(), "logical_not",
+                                 [&] { cpu_kernel(it, [](scalar_t x) -> bool { return !truth(x); }); });
   return out;
 }
 
@@ -179,9 +194,8 @@ Tensor bitwise_not_cpu(const Tensor& self) {
   if (it.common_dtype() == ScalarType::Bool) {
     cpu_kernel(it, [](bool x) -> bool { return !x; });
   } else {
-    TC_DISPATCH_INTEGRAL_TYPES(it.common_dtype(), "bitwise_not", [&] {
-      cpu_kernel(it, [](scalar_t x) -> scalar_t { return scalar_t(~x); });
-    });
+    TC_DISPATCH_INTEGRAL_TYPES(it.common_dtype(), "bitwise_not",
+                               [&] { cpu_kernel(it, [](scalar_t x) -> scalar_t { return scalar_t(~x); }); });
   }
   return out;
 }

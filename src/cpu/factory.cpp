@@ -45,9 +45,8 @@ void fill_contiguous(void* p, int64_t n, ScalarType dt, const Scalar& v) {
 
 void zero_contiguous(void* p, int64_t n, size_t elem) {
   auto* out = static_cast<char*>(p);
-  parallel_for(0, n, kGrainSize * 4, [&](int64_t b, int64_t e) {
-    std::memset(out + size_t(b) * elem, 0, size_t(e - b) * elem);
-  });
+  parallel_for(0, n, kGrainSize * 4,
+               [&](int64_t b, int64_t e) { std::memset(out + size_t(b) * elem, 0, size_t(e - b) * elem); });
 }
 
 // PyTorch's preserve_format: a non-overlapping, dense self keeps its strides
@@ -84,8 +83,10 @@ Tensor empty_like_impl(const char* op, const Tensor& self, std::optional<ScalarT
 Tensor fill_new(Tensor t, const Scalar& v) {
   if (t.numel() == 0) return t;
   bool zero = v.is_floating_point() ? (v.to_double() == 0 && !std::signbit(v.to_double())) : v.to_int() == 0;
-  if (zero) zero_contiguous(t.data_ptr(), t.numel(), t.element_size());
-  else fill_contiguous(t.data_ptr(), t.numel(), t.dtype(), v);
+  if (zero)
+    zero_contiguous(t.data_ptr(), t.numel(), t.element_size());
+  else
+    fill_contiguous(t.data_ptr(), t.numel(), t.dtype(), v);
   return t;
 }
 
@@ -159,24 +160,25 @@ Tensor arange_start_step_cpu(const Scalar& start, const Scalar& end, const Scala
   bool all_int = !start.is_floating_point() && !end.is_floating_point() && !step.is_floating_point();
   ScalarType dt = dtype.value_or(all_int ? ScalarType::Int64 : kDefaultFloat);
   TC_CHECK_TYPE(dt != ScalarType::Bool, "arange: argument 'dtype' expected a numeric dtype, got bool");
-  TC_CHECK_ARG(std::isfinite(start.to_double()) && std::isfinite(end.to_double()), "arange: unsupported range ",
-               start, " -> ", end, " (expected finite bounds)");
+  TC_CHECK_ARG(std::isfinite(start.to_double()) && std::isfinite(end.to_double()), "arange: unsupported range ", start,
+               " -> ", end, " (expected finite bounds)");
   TC_CHECK_ARG(!std::isnan(step.to_double()), "arange: argument 'step' expected a nonzero value, got ", step);
   // As PyTorch, the bounds are first converted to the result's accumulate
   // type: an integral result truncates fractional bounds and step.
   const bool integral = is_integral(dt, false);
   int64_t n = 0;
   if (integral) {
-    auto fits = [](const Scalar& v) { return !v.is_floating_point() || std::fabs(v.to_double()) < 9223372036854775808.0; };
-    TC_CHECK_ARG(fits(start) && fits(end) && fits(step),
-                 "arange: the range ", start, " -> ", end, " with step ", step, " does not fit int64");
+    auto fits = [](const Scalar& v) {
+      return !v.is_floating_point() || std::fabs(v.to_double()) < 9223372036854775808.0;
+    };
+    TC_CHECK_ARG(fits(start) && fits(end) && fits(step), "arange: the range ", start, " -> ", end, " with step ", step,
+                 " does not fit int64");
     const int64_t s0 = start.to_int(), e0 = end.to_int(), st = step.to_int();
     TC_CHECK_ARG(st != 0, "arange: argument 'step' expected a nonzero value, got ", step);
     TC_CHECK_ARG((st > 0 && e0 >= s0) || (st < 0 && e0 <= s0), "arange: the range ", start, " -> ", end,
                  " is inconsistent with the sign of argument 'step' (", step, ")");
     int64_t span = 0;
-    TC_CHECK_ARG(!__builtin_sub_overflow(e0, s0, &span), "arange: the range ", start, " -> ", end,
-                 " overflows int64");
+    TC_CHECK_ARG(!__builtin_sub_overflow(e0, s0, &span), "arange: the range ", start, " -> ", end, " overflows int64");
     // Exact ceil(span / st): span and st have one sign, and no element passes end.
     n = span / st + (span % st != 0);
   } else {
@@ -185,8 +187,8 @@ Tensor arange_start_step_cpu(const Scalar& start, const Scalar& end, const Scala
     TC_CHECK_ARG((st > 0 && e >= s) || (st < 0 && e <= s), "arange: the range ", start, " -> ", end,
                  " is inconsistent with the sign of argument 'step' (", step, ")");
     const double size_d = std::ceil((e - s) / st);
-    TC_CHECK_ARG(size_d >= 0 && size_d < 9223372036854775808.0, "arange: the range ", start, " -> ", end,
-                 " with step ", step, " has too many elements (", size_d, ")");
+    TC_CHECK_ARG(size_d >= 0 && size_d < 9223372036854775808.0, "arange: the range ", start, " -> ", end, " with step ",
+                 step, " has too many elements (", size_d, ")");
     n = int64_t(size_d);
   }
   Tensor t = empty_tensor({n}, dt, dev);

@@ -68,10 +68,10 @@ void check_slice_source(const char* op, const Tensor& self, int64_t dim, const T
                 " (self's), got ", source.dtype());
   DimVector expected(self.sizes());
   if (self.dim() > 0) expected[size_t(dim)] = index.numel();
-  const bool ok = self.dim() == 0 ? source.numel() == index.numel() && source.dim() <= 1
-                                  : IntArrayRef(expected) == source.sizes();
-  TC_CHECK_ARG(ok, op, ": argument 'source' expected shape ", IntArrayRef(expected),
-               " (self's with dim ", dim, " of the index's length), got ", source.sizes());
+  const bool ok =
+      self.dim() == 0 ? source.numel() == index.numel() && source.dim() <= 1 : IntArrayRef(expected) == source.sizes();
+  TC_CHECK_ARG(ok, op, ": argument 'source' expected shape ", IntArrayRef(expected), " (self's with dim ", dim,
+               " of the index's length), got ", source.sizes());
 }
 
 // t's strides for a walk over `nd` dims, with the entry of `dim` zeroed when
@@ -86,8 +86,8 @@ DimVector walk_strides(const Tensor& t, int64_t nd, int64_t dim, bool skip_dim) 
 // The checks shared by gather and the scatters: index has self's number of
 // dims and fits inside self (except along dim) and inside src (everywhere).
 void check_element_index(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src) {
-  TC_CHECK_ARG(index.dim() == self.dim() || (index.dim() <= 1 && self.dim() <= 1), op,
-               ": argument 'index' expected ", self.dim(), " dims (self's), got ", index.dim());
+  TC_CHECK_ARG(index.dim() == self.dim() || (index.dim() <= 1 && self.dim() <= 1), op, ": argument 'index' expected ",
+               self.dim(), " dims (self's), got ", index.dim());
   for (int64_t d = 0; d < index.dim() && self.dim() > 0; ++d) {
     if (d != dim)
       TC_CHECK_ARG(index.size(d) <= self.size(d), op, ": argument 'index' has size ", index.size(d), " at dim ", d,
@@ -107,8 +107,14 @@ void check_element_index(const char* op, const Tensor& self, int64_t dim, const 
 enum class ScatterMode { Copy, Add };
 
 // a + b in the compute type; for bool, a || b (as ATen's scatter_add).
-template <class T> T plus(T a, T b) { return T(opmath_t<T>(a) + opmath_t<T>(b)); }
-template <> bool plus(bool a, bool b) { return a || b; }
+template <class T>
+T plus(T a, T b) {
+  return T(opmath_t<T>(a) + opmath_t<T>(b));
+}
+template <>
+bool plus(bool a, bool b) {
+  return a || b;
+}
 
 // out (a contiguous copy of self) receives src[p] (or value) at p with
 // coordinate `dim` replaced by index[p], for every position p of index.
@@ -149,8 +155,10 @@ Tensor index_select_cpu(const Tensor& self, int64_t dim_, const Tensor& index) {
   const Tensor idx = checked_index(op, index, s.size, true);
   const int64_t n = idx.numel();
   DimVector shape(self.sizes());
-  if (self.dim() > 0) shape[size_t(dim)] = n;
-  else if (index.dim() == 1) shape.push_back(n);
+  if (self.dim() > 0)
+    shape[size_t(dim)] = n;
+  else if (index.dim() == 1)
+    shape.push_back(n);
   Tensor out = empty_tensor(shape, self.dtype(), self.device());
   if (out.numel() == 0) return out;
   const Tensor src = self.contiguous();
@@ -188,8 +196,7 @@ Tensor index_copy_cpu(const Tensor& self, int64_t dim_, const Tensor& index, con
   return out;
 }
 
-Tensor index_add_cpu(const Tensor& self, int64_t dim_, const Tensor& index, const Tensor& source,
-                     const Scalar& alpha) {
+Tensor index_add_cpu(const Tensor& self, int64_t dim_, const Tensor& index, const Tensor& source, const Scalar& alpha) {
   const char* op = "index_add";
   const int64_t dim = wrap_dim(dim_, self.dim(), op);
   check_slice_source(op, self, dim, index, source);

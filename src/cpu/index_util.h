@@ -23,9 +23,12 @@ struct DimSplit {
 inline DimSplit split_at(IntArrayRef sizes, int64_t dim) {
   DimSplit s;
   for (int64_t d = 0; d < int64_t(sizes.size()); ++d) {
-    if (d < dim) s.outer *= sizes[size_t(d)];
-    else if (d == dim) s.size = sizes[size_t(d)];
-    else s.inner *= sizes[size_t(d)];
+    if (d < dim)
+      s.outer *= sizes[size_t(d)];
+    else if (d == dim)
+      s.size = sizes[size_t(d)];
+    else
+      s.inner *= sizes[size_t(d)];
   }
   return s;
 }

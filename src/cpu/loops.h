@@ -23,10 +23,20 @@
 namespace tc::cpu {
 
 // The type arithmetic happens in: reduced floats compute in float.
-template <class T> struct OpMath { using type = T; };
-template <> struct OpMath<Half> { using type = float; };
-template <> struct OpMath<BFloat16> { using type = float; };
-template <class T> using opmath_t = typename OpMath<T>::type;
+template <class T>
+struct OpMath {
+  using type = T;
+};
+template <>
+struct OpMath<Half> {
+  using type = float;
+};
+template <>
+struct OpMath<BFloat16> {
+  using type = float;
+};
+template <class T>
+using opmath_t = typename OpMath<T>::type;
 
 template <class T>
 constexpr bool is_reduced_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
@@ -34,7 +44,8 @@ template <class T>
 constexpr bool is_float_like_v = std::is_floating_point_v<T> || is_reduced_float_v<T>;
 
 // Signature of a lambda (or any class with one operator()).
-template <class F> struct fn_traits : fn_traits<decltype(&std::decay_t<F>::operator())> {};
+template <class F>
+struct fn_traits : fn_traits<decltype(&std::decay_t<F>::operator())> {};
 template <class C, class R, class... A>
 struct fn_traits<R (C::*)(A...) const> {
   using result = R;
@@ -46,7 +57,8 @@ struct fn_traits<R (C::*)(A...)> : fn_traits<R (C::*)(A...) const> {};
 
 namespace detail {
 
-template <class R, class Args, class Idx> struct Loop1d;
+template <class R, class Args, class Idx>
+struct Loop1d;
 
 template <class R, class... A, size_t... I>
 struct Loop1d<R, std::tuple<A...>, std::index_sequence<I...>> {
@@ -59,8 +71,10 @@ struct Loop1d<R, std::tuple<A...>, std::index_sequence<I...>> {
 
   template <size_t J, int S, class T, class V>
   static inline T load(const T* p, int64_t i, const V& hoisted) {
-    if constexpr (int(J) == S) return hoisted;
-    else return p[i];
+    if constexpr (int(J) == S)
+      return hoisted;
+    else
+      return p[i];
   }
 
   // The functor is copied to a local: its captures then cannot alias `out`,
@@ -116,9 +130,7 @@ void cpu_kernel(TensorIter& iter, F f, int64_t grain = kGrainSize) {
 // Expensive per-element functions (exp, sin, pow) split across threads sooner.
 constexpr int64_t kTranscendentalGrain = 4096;
 
-inline bool scalar_is_one(const Scalar& s) {
-  return s.is_floating_point() ? s.to_double() == 1.0 : s.to_int() == 1;
-}
+inline bool scalar_is_one(const Scalar& s) { return s.is_floating_point() ? s.to_double() == 1.0 : s.to_int() == 1; }
 
 // An operand of a pointwise op that ATen overloads on Tensor vs Scalar.
 struct TensorOrNumber {
@@ -127,12 +139,12 @@ struct TensorOrNumber {
   TensorOrNumber(const Tensor& t) : tensor(&t) {}
   TensorOrNumber(const Scalar& s) : number(&s) {}
   void add_to(TensorIter& it) const {
-    if (tensor) it.add_input(*tensor);
-    else it.add_scalar_input(*number);
+    if (tensor)
+      it.add_input(*tensor);
+    else
+      it.add_scalar_input(*number);
   }
-  bool is_bool() const {
-    return tensor ? tensor->defined() && tensor->dtype() == ScalarType::Bool : number->is_bool();
-  }
+  bool is_bool() const { return tensor ? tensor->defined() && tensor->dtype() == ScalarType::Bool : number->is_bool(); }
 };
 
 // For checks that read a tensor's metadata before the planner would.

@@ -135,8 +135,7 @@ Tensor& div_out_cpu(const Tensor& self, const Tensor& other, Tensor& out);
 Tensor div_scalar_cpu(const Tensor& self, const Scalar& other);
 Tensor& div_scalar_inplace_cpu(Tensor& self, const Scalar& other);
 Tensor div_mode_cpu(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode);
-Tensor div_scalar_mode_cpu(const Tensor& self, const Scalar& other,
-                           std::optional<std::string_view> rounding_mode);
+Tensor div_scalar_mode_cpu(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode);
 Tensor floor_divide_cpu(const Tensor& self, const Tensor& other);
 Tensor floor_divide_scalar_cpu(const Tensor& self, const Scalar& other);
 Tensor pow_tensor_tensor_cpu(const Tensor& self, const Tensor& exponent);

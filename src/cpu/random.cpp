@@ -74,41 +74,52 @@ class WordReader {
 // [0, 1) may use so that it is exactly representable (never rounds up to 1),
 // and the largest finite value. (The primary template only serves integral
 // branches that dtype dispatch instantiates but never runs.)
-template <class T> struct FloatTraits {
+template <class T>
+struct FloatTraits {
   using acc = double;
   static constexpr int digits = 0;
   static constexpr double max = 0;
 };
-template <> struct FloatTraits<Half> {
+template <>
+struct FloatTraits<Half> {
   using acc = float;
   static constexpr int digits = 11;
   static constexpr double max = 65504.0;
 };
-template <> struct FloatTraits<BFloat16> {
+template <>
+struct FloatTraits<BFloat16> {
   using acc = float;
   static constexpr int digits = 8;
   static constexpr double max = 3.3895313892515355e38;
 };
-template <> struct FloatTraits<float> {
+template <>
+struct FloatTraits<float> {
   using acc = float;
   static constexpr int digits = 24;
   static constexpr double max = 3.4028234663852886e38;
 };
-template <> struct FloatTraits<double> {
+template <>
+struct FloatTraits<double> {
   using acc = double;
   static constexpr int digits = 53;
   static constexpr double max = std::numeric_limits<double>::max();
 };
 
-template <class T> constexpr int words_per_uniform() { return FloatTraits<T>::digits > 32 ? 2 : 1; }
+template <class T>
+constexpr int words_per_uniform() {
+  return FloatTraits<T>::digits > 32 ? 2 : 1;
+}
 
 // A uniform in [0, 1) with T's digits, in T's accumulate type.
-template <class T> typename FloatTraits<T>::acc uniform01(WordReader& r) {
+template <class T>
+typename FloatTraits<T>::acc uniform01(WordReader& r) {
   using acc = typename FloatTraits<T>::acc;
   constexpr int d = FloatTraits<T>::digits;
   // Through int64: converting uint64 to floating is a slow sequence on x86.
-  if constexpr (d > 32) return acc(int64_t(r.next64() >> (64 - d))) * acc(1.0 / double(uint64_t(1) << d));
-  else return acc(int32_t(r.next32() >> (32 - d))) * acc(1.0 / double(uint64_t(1) << d));
+  if constexpr (d > 32)
+    return acc(int64_t(r.next64() >> (64 - d))) * acc(1.0 / double(uint64_t(1) << d));
+  else
+    return acc(int32_t(r.next32() >> (32 - d))) * acc(1.0 / double(uint64_t(1) << d));
 }
 
 // Calls f(i, element&) for logical elements [b, e) of t in row-major order,
@@ -335,8 +346,7 @@ Tensor& bernoulli_float_cpu_(Tensor& self, double p, std::optional<Generator> ge
 // self holds the probabilities; the result has self's shape and dtype.
 Tensor bernoulli_cpu(const Tensor& self, std::optional<Generator> generator) {
   TC_CHECK_ARG(self.defined(), "bernoulli: argument 'self' is an undefined tensor");
-  TC_CHECK(self.is_cpu(), Device, "bernoulli: argument 'self' expected a cpu tensor, got a tensor on ",
-           self.device());
+  TC_CHECK(self.is_cpu(), Device, "bernoulli: argument 'self' expected a cpu tensor, got a tensor on ", self.device());
   check_floating("bernoulli", "self", self.dtype(), "a floating point tensor of probabilities");
   Tensor out = empty_tensor(self.sizes(), self.dtype(), self.device());
   GeneratorImpl* g = gen_of(generator);
@@ -363,8 +373,8 @@ Tensor randint_low_cpu(int64_t low, int64_t high, IntArrayRef size, std::optiona
   TC_CHECK_ARG(low < high, "randint: argument 'high' expected > low (", low, "), got ", high);
   double lo, hi;
   dtype_range(dt, &lo, &hi, "randint");
-  TC_CHECK_ARG(double(low) >= lo, "randint: argument 'low' (", low, ") is out of bounds for ", dt,
-               " (expected >= ", lo, ")");
+  TC_CHECK_ARG(double(low) >= lo, "randint: argument 'low' (", low, ") is out of bounds for ", dt, " (expected >= ", lo,
+               ")");
   TC_CHECK_ARG(double(high - 1) <= hi, "randint: argument 'high' (", high, ") is out of bounds for ", dt,
                " (expected high - 1 <= ", hi, ")");
   checked_numel(size, "randint");
@@ -381,8 +391,8 @@ Tensor randint_low_cpu(int64_t low, int64_t high, IntArrayRef size, std::optiona
   return t;
 }
 
-Tensor randint_cpu(int64_t high, IntArrayRef size, std::optional<Generator> generator,
-                   std::optional<ScalarType> dtype, std::optional<Device> device) {
+Tensor randint_cpu(int64_t high, IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype,
+                   std::optional<Device> device) {
   return randint_low_cpu(0, high, size, generator, dtype, device);
 }
 
@@ -396,8 +406,10 @@ Tensor randperm_cpu(int64_t n, std::optional<Generator> generator, std::optional
   TC_CHECK_TYPE(dt != ScalarType::Bool, "randperm: argument 'dtype' expected a numeric dtype, got bool");
   TC_DISPATCH_ALL_TYPES(dt, "randperm", [&] {
     double limit;  // the largest n - 1 the dtype holds exactly
-    if constexpr (std::is_integral_v<scalar_t>) limit = double(std::numeric_limits<scalar_t>::max());
-    else limit = std::ldexp(1.0, FloatTraits<scalar_t>::digits);
+    if constexpr (std::is_integral_v<scalar_t>)
+      limit = double(std::numeric_limits<scalar_t>::max());
+    else
+      limit = std::ldexp(1.0, FloatTraits<scalar_t>::digits);
     TC_CHECK_ARG(n == 0 || double(n - 1) <= limit, "randperm: argument 'n' (", n, ") is too large for ", dt,
                  " (expected n <= ", limit + 1, ")");
   });

@@ -213,8 +213,8 @@ void run_inner(const Op& op, const typename Op::in_t* base, const ReducePlan& pl
 // Vertical mode: the innermost kept dim is the fastest, so each reduced
 // element updates a row of `w` accumulators (vectorisable across outputs).
 template <class Op>
-void vertical_block(const Op& op, const typename Op::in_t* p, const ReducePlan& pl, int64_t w, int64_t r0,
-                    int64_t r1, typename Op::acc_t* acc) {
+void vertical_block(const Op& op, const typename Op::in_t* p, const ReducePlan& pl, int64_t w, int64_t r0, int64_t r1,
+                    typename Op::acc_t* acc) {
   // Rows r0..r1 into acc, walking the innermost reduced dim directly.
   const size_t nr = pl.red_sizes.size();
   const int64_t sw = pl.kept_strides[pl.kept_strides.size() - 1];
@@ -228,8 +228,8 @@ void vertical_block(const Op& op, const typename Op::in_t* p, const ReducePlan& 
 }
 
 template <class Op>
-void vertical_range(const Op& op, const typename Op::in_t* p, const ReducePlan& pl, int64_t w, int64_t r0,
-                    int64_t r1, typename Op::acc_t* result) {
+void vertical_range(const Op& op, const typename Op::in_t* p, const ReducePlan& pl, int64_t w, int64_t r0, int64_t r1,
+                    typename Op::acc_t* result) {
   using acc_t = typename Op::acc_t;
   if (r1 - r0 <= kVerticalBlock) return vertical_block(op, p, pl, w, r0, r1, result);
   AccBuf<acc_t> tmp(w);
@@ -332,8 +332,10 @@ void run_reduction(const Op& op, const typename Op::in_t* base, const ReducePlan
     const int64_t W = pl.kept_sizes[nk - 1];
     vertical = (pl.kept_strides[nk - 1] < pl.red_strides[nr - 1] && W >= 8) || (pl.red_numel <= 16 && W >= 64);
   }
-  if (vertical) detail::run_vertical(op, base, pl);
-  else detail::run_inner(op, base, pl);
+  if (vertical)
+    detail::run_vertical(op, base, pl);
+  else
+    detail::run_inner(op, base, pl);
 }
 
 }  // namespace tc::cpu

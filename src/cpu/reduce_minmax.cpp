@@ -14,27 +14,38 @@
 namespace tc::native {
 namespace {
 
-template <class T> using value_t = std::conditional_t<cpu::kIsReducedFloat<T>, float, T>;
+template <class T>
+using value_t = std::conditional_t<cpu::kIsReducedFloat<T>, float, T>;
 
-template <class V> inline bool is_nan(V v) {
-  if constexpr (std::is_floating_point_v<V>) return v != v;
-  else return false;
+template <class V>
+inline bool is_nan(V v) {
+  if constexpr (std::is_floating_point_v<V>)
+    return v != v;
+  else
+    return false;
 }
 
-template <bool IsMax, class V> inline bool better(V a, V b) {  // a strictly beats b
-  if constexpr (IsMax) return a > b;
-  else return a < b;
+template <bool IsMax, class V>
+inline bool better(V a, V b) {  // a strictly beats b
+  if constexpr (IsMax)
+    return a > b;
+  else
+    return a < b;
 }
 
-template <bool IsMax, class V> constexpr V worst() {
-  if constexpr (std::is_same_v<V, bool>) return !IsMax;
+template <bool IsMax, class V>
+constexpr V worst() {
+  if constexpr (std::is_same_v<V, bool>)
+    return !IsMax;
   else if constexpr (std::is_floating_point_v<V>)
     return IsMax ? -std::numeric_limits<V>::infinity() : std::numeric_limits<V>::infinity();
-  else return IsMax ? std::numeric_limits<V>::lowest() : std::numeric_limits<V>::max();
+  else
+    return IsMax ? std::numeric_limits<V>::lowest() : std::numeric_limits<V>::max();
 }
 
 // NaN-propagating pick of the better value; `a` is the earlier one.
-template <bool IsMax, class V> inline V pick(V a, V b) {
+template <bool IsMax, class V>
+inline V pick(V a, V b) {
   if constexpr (std::is_floating_point_v<V>) {
     if (a != a) return a;
     if (b != b) return b;
@@ -45,7 +56,8 @@ template <bool IsMax, class V> inline V pick(V a, V b) {
 // max/min of a contiguous float/double row: vector compare-select plus a
 // separate NaN flag, so the loop vectorises. 16-byte vectors: GCC lowers a
 // vector ?: on wider-than-native vectors lane by lane.
-template <bool IsMax, class V> V extreme_contig(const V* p, int64_t n) {
+template <bool IsMax, class V>
+V extreme_contig(const V* p, int64_t n) {
   typedef V Vt __attribute__((vector_size(16)));
   using Mt = std::conditional_t<std::is_same_v<V, float>, int32_t, int64_t>;
   typedef Mt Mv __attribute__((vector_size(16)));
@@ -84,7 +96,8 @@ template <bool IsMax, class V> V extreme_contig(const V* p, int64_t n) {
   return m;
 }
 
-template <class T, bool IsMax> struct ExtremeOp {
+template <class T, bool IsMax>
+struct ExtremeOp {
   using in_t = T;
   using acc_t = value_t<T>;
   T* out;
@@ -104,12 +117,14 @@ template <class T, bool IsMax> struct ExtremeOp {
   void write(int64_t o, acc_t a) const { out[o] = T(a); }
 };
 
-template <class V> struct ArgAcc {
+template <class V>
+struct ArgAcc {
   V v{};
   int64_t i = -1;  // -1: nothing seen yet
 };
 
-template <class T, bool IsMax> struct ArgOp {
+template <class T, bool IsMax>
+struct ArgOp {
   using in_t = T;
   using V = value_t<T>;
   using acc_t = ArgAcc<V>;
@@ -181,20 +196,22 @@ void arg_extreme(const char* op, const Tensor& self, uint64_t mask, bool keepdim
   });
 }
 
-template <bool IsMax> Tensor full_extreme(const char* op, const Tensor& self) {
+template <bool IsMax>
+Tensor full_extreme(const char* op, const Tensor& self) {
   TC_CHECK_ARG(self.numel() > 0, op,
                ": expected reduction dim to be specified for input.numel() == 0 (pass the 'dim' argument)");
   return extreme<IsMax>(op, self, cpu::reduce_mask(self, std::nullopt, op), false);
 }
 
-template <bool IsMax> Tensor amax_like(const char* op, const Tensor& self, IntArrayRef dim, bool keepdim) {
+template <bool IsMax>
+Tensor amax_like(const char* op, const Tensor& self, IntArrayRef dim, bool keepdim) {
   uint64_t mask = cpu::reduce_mask(self, dim, op);
   cpu::check_nonempty_reduction(self, mask, op, ErrorCode::Index);
   return extreme<IsMax>(op, self, mask, keepdim);
 }
 
-template <bool IsMax> std::tuple<Tensor, Tensor> max_dim_like(const char* op, const Tensor& self, int64_t dim,
-                                                              bool keepdim) {
+template <bool IsMax>
+std::tuple<Tensor, Tensor> max_dim_like(const char* op, const Tensor& self, int64_t dim, bool keepdim) {
   uint64_t mask = cpu::reduce_mask_one(self, dim, op);
   cpu::check_nonempty_reduction(self, mask, op, ErrorCode::Index);
   Tensor values, indices;
@@ -202,8 +219,8 @@ template <bool IsMax> std::tuple<Tensor, Tensor> max_dim_like(const char* op, co
   return {values, indices};
 }
 
-template <bool IsMax> Tensor argmax_like(const char* op, const Tensor& self, std::optional<int64_t> dim,
-                                         bool keepdim) {
+template <bool IsMax>
+Tensor argmax_like(const char* op, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   Tensor indices;
   if (dim) {
     uint64_t mask = cpu::reduce_mask_one(self, *dim, op);
@@ -227,7 +244,9 @@ template <bool IsMax> Tensor argmax_like(const char* op, const Tensor& self, std
 
 }  // namespace
 
-Tensor amax_cpu(const Tensor& self, IntArrayRef dim, bool keepdim) { return amax_like<true>("amax", self, dim, keepdim); }
+Tensor amax_cpu(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return amax_like<true>("amax", self, dim, keepdim);
+}
 Tensor amin_cpu(const Tensor& self, IntArrayRef dim, bool keepdim) {
   return amax_like<false>("amin", self, dim, keepdim);
 }

@@ -13,7 +13,8 @@
 
 namespace tc::cpu {
 
-template <class T> constexpr bool kIsReducedFloat = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+template <class T>
+constexpr bool kIsReducedFloat = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
 // The accumulation type PyTorch uses on CPU: half types in float, integers
 // and bool in int64.
@@ -21,18 +22,23 @@ template <class T>
 using acc_type_t = std::conditional_t<kIsReducedFloat<T> || std::is_same_v<T, float>, float,
                                       std::conditional_t<std::is_same_v<T, double>, double, int64_t>>;
 
-template <class Acc, class In> inline Acc to_acc(In v) {
-  if constexpr (kIsReducedFloat<In>) return Acc(float(v));
-  else return Acc(v);
+template <class Acc, class In>
+inline Acc to_acc(In v) {
+  if constexpr (kIsReducedFloat<In>)
+    return Acc(float(v));
+  else
+    return Acc(v);
 }
 
 // B bytes of T (a GCC vector type). Loads and stores go through memcpy
 // inside the loops.
-template <class T, int B = 16> struct Vec {
+template <class T, int B = 16>
+struct Vec {
   typedef T type __attribute__((vector_size(B)));
   static constexpr int64_t lanes = B / sizeof(T);
 };
-template <class T> using Vec16 = Vec<T, 16>;
+template <class T>
+using Vec16 = Vec<T, 16>;
 #define TC_VLOAD(v, ptr) std::memcpy(&(v), (ptr), sizeof(v))
 #define TC_VSTORE(ptr, v) std::memcpy((ptr), &(v), sizeof(v))
 
@@ -41,7 +47,8 @@ namespace detail {
 // latency): each lane adds n/(8*lanes) terms, so the error stays small per
 // block. Always inlined into a caller compiled for a target where B-byte
 // vectors are native.
-template <int B, class T> __attribute__((always_inline)) inline T block_sum_w(const T* p, int64_t n) {
+template <int B, class T>
+__attribute__((always_inline)) inline T block_sum_w(const T* p, int64_t n) {
   using V = typename Vec<T, B>::type;
   constexpr int64_t L = Vec<T, B>::lanes;
   V a[8] = {}, x;
@@ -64,16 +71,26 @@ template <int B, class T> __attribute__((always_inline)) inline T block_sum_w(co
   for (; i < n; ++i) s += p[i];
   return s;
 }
-template <class T> T block_sum_sse(const T* p, int64_t n) { return block_sum_w<16>(p, n); }
+template <class T>
+T block_sum_sse(const T* p, int64_t n) {
+  return block_sum_w<16>(p, n);
+}
 #if TC_HAVE_ISA_VARIANTS
-template <class T> TC_TARGET_AVX2 T block_sum_avx2(const T* p, int64_t n) { return block_sum_w<32>(p, n); }
-template <class T> TC_TARGET_AVX512 T block_sum_avx512(const T* p, int64_t n) { return block_sum_w<64>(p, n); }
+template <class T>
+TC_TARGET_AVX2 T block_sum_avx2(const T* p, int64_t n) {
+  return block_sum_w<32>(p, n);
+}
+template <class T>
+TC_TARGET_AVX512 T block_sum_avx512(const T* p, int64_t n) {
+  return block_sum_w<64>(p, n);
+}
 #endif
 }  // namespace detail
 
 // Sum of up to a few thousand contiguous elements, with the widest vectors
 // the CPU has (one load streams more bytes per cycle on recent cores).
-template <class T> T block_sum(const T* p, int64_t n) {
+template <class T>
+T block_sum(const T* p, int64_t n) {
 #if TC_HAVE_ISA_VARIANTS
   switch (isa()) {
     case Isa::Avx512: return detail::block_sum_avx512(p, n);
@@ -87,14 +104,16 @@ template <class T> T block_sum(const T* p, int64_t n) {
 // Pairwise (cascade) summation: error O(log n) instead of O(n), at the
 // speed of the block loop.
 constexpr int64_t kPairwiseBlock = 2048;
-template <class T> T pairwise_sum(const T* p, int64_t n) {
+template <class T>
+T pairwise_sum(const T* p, int64_t n) {
   if (n <= kPairwiseBlock) return block_sum(p, n);
   int64_t half = (n / 2) & ~int64_t(63);
   return pairwise_sum(p, half) + pairwise_sum(p + half, n - half);
 }
 
 // A binary-counter pairwise combination of a stream of partial sums.
-template <class T> class SumCascade {
+template <class T>
+class SumCascade {
  public:
   void push(T x) {
     int k = 0;
@@ -120,7 +139,8 @@ template <class T> class SumCascade {
 
 // Copies n strided elements into `buf` as Acc (the staging step for
 // converted or strided rows).
-template <class Acc, class In> inline void gather(Acc* buf, const In* p, int64_t n, int64_t s) {
+template <class Acc, class In>
+inline void gather(Acc* buf, const In* p, int64_t n, int64_t s) {
   if (s == 1)
     for (int64_t i = 0; i < n; ++i) buf[i] = to_acc<Acc>(p[i]);
   else
@@ -128,7 +148,8 @@ template <class Acc, class In> inline void gather(Acc* buf, const In* p, int64_t
 }
 
 // Sum of a strided row of In, accumulated in Acc.
-template <class Acc, class In> Acc sum_row(const In* p, int64_t n, int64_t s) {
+template <class Acc, class In>
+Acc sum_row(const In* p, int64_t n, int64_t s) {
   if constexpr (std::is_integral_v<Acc>) {
     // Unsigned arithmetic: wraps like PyTorch's int64 sum without UB.
     uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
@@ -161,7 +182,8 @@ template <class Acc, class In> Acc sum_row(const In* p, int64_t n, int64_t s) {
 }
 
 // acc[i] += p[i * s] for i < w.
-template <class Acc, class In> inline void add_rows(Acc* acc, const In* p, int64_t w, int64_t s) {
+template <class Acc, class In>
+inline void add_rows(Acc* acc, const In* p, int64_t w, int64_t s) {
   if constexpr (std::is_same_v<Acc, In> && std::is_floating_point_v<Acc>) {
     if (s == 1) {
       using V = typename Vec16<Acc>::type;

@@ -19,7 +19,8 @@ struct Moments {
   int64_t n = 0;
 };
 
-template <class T> struct VarOp {
+template <class T>
+struct VarOp {
   using in_t = T;
   using acc_t = Moments;
   T* out;
@@ -74,8 +75,7 @@ Tensor var_std(const char* op, const Tensor& self, std::optional<IntArrayRef> di
   cpu::ReducePlan pl = cpu::make_reduce_plan(self, mask, keepdim);
   Tensor out = empty_tensor(pl.out_shape, self.dtype());
   TC_DISPATCH_FLOATING_TYPES(self.dtype(), op, [&] {
-    cpu::run_reduction(VarOp<scalar_t>{out.data_ptr<scalar_t>(), correction, take_sqrt}, self.data_ptr<scalar_t>(),
-                       pl);
+    cpu::run_reduction(VarOp<scalar_t>{out.data_ptr<scalar_t>(), correction, take_sqrt}, self.data_ptr<scalar_t>(), pl);
   });
   return out;
 }

@@ -14,13 +14,18 @@ namespace {
 using cpu::acc_type_t;
 using cpu::to_acc;
 
-template <class Out, class Acc> inline Out from_acc(Acc a) {
-  if constexpr (std::is_same_v<Out, bool>) return a != Acc(0);
-  else if constexpr (cpu::kIsReducedFloat<Out>) return Out(float(a));
-  else return Out(a);
+template <class Out, class Acc>
+inline Out from_acc(Acc a) {
+  if constexpr (std::is_same_v<Out, bool>)
+    return a != Acc(0);
+  else if constexpr (cpu::kIsReducedFloat<Out>)
+    return Out(float(a));
+  else
+    return Out(a);
 }
 
-template <class In, class Out> struct SumOp {
+template <class In, class Out>
+struct SumOp {
   using in_t = In;
   using acc_t = acc_type_t<Out>;
   Out* out;
@@ -29,8 +34,10 @@ template <class In, class Out> struct SumOp {
 
   acc_t identity() const { return acc_t(0); }
   acc_t combine(acc_t a, acc_t b) const {
-    if constexpr (std::is_integral_v<acc_t>) return acc_t(uint64_t(a) + uint64_t(b));
-    else return a + b;
+    if constexpr (std::is_integral_v<acc_t>)
+      return acc_t(uint64_t(a) + uint64_t(b));
+    else
+      return a + b;
   }
   acc_t row(const In* p, int64_t n, int64_t s, int64_t) const { return cpu::sum_row<acc_t>(p, n, s); }
   void vertical(acc_t* acc, const In* p, int64_t w, int64_t sw, int64_t) const { cpu::add_rows(acc, p, w, sw); }
@@ -41,15 +48,18 @@ template <class In, class Out> struct SumOp {
   }
 };
 
-template <class In, class Out> struct ProdOp {
+template <class In, class Out>
+struct ProdOp {
   using in_t = In;
   using acc_t = acc_type_t<Out>;
   Out* out;
 
   acc_t identity() const { return acc_t(1); }
   acc_t combine(acc_t a, acc_t b) const {
-    if constexpr (std::is_integral_v<acc_t>) return acc_t(uint64_t(a) * uint64_t(b));
-    else return a * b;
+    if constexpr (std::is_integral_v<acc_t>)
+      return acc_t(uint64_t(a) * uint64_t(b));
+    else
+      return a * b;
   }
   acc_t row(const In* p, int64_t n, int64_t s, int64_t) const {
     acc_t a = identity();
@@ -86,8 +96,10 @@ Tensor reduce_arith(const char* op, Kind kind, const Tensor& self, uint64_t mask
     auto run = [&](auto out_tag) {
       using Out = decltype(out_tag);
       Out* o = out.data_ptr<Out>();
-      if (kind == Kind::Prod) cpu::run_reduction(ProdOp<In, Out>{o}, in.data_ptr<In>(), pl);
-      else cpu::run_reduction(SumOp<In, Out>{o, kind == Kind::Mean, pl.red_numel}, in.data_ptr<In>(), pl);
+      if (kind == Kind::Prod)
+        cpu::run_reduction(ProdOp<In, Out>{o}, in.data_ptr<In>(), pl);
+      else
+        cpu::run_reduction(SumOp<In, Out>{o, kind == Kind::Mean, pl.red_numel}, in.data_ptr<In>(), pl);
     };
     if constexpr (std::is_integral_v<In>) {
       if (out_dt == ScalarType::Int64) return run(int64_t());

@@ -21,8 +21,10 @@ namespace {
 
 template <class T>
 bool is_nan(T v) {
-  if constexpr (cpu::is_float_like_v<T>) return std::isnan(double(cpu::opmath_t<T>(v)));
-  else return false;
+  if constexpr (cpu::is_float_like_v<T>)
+    return std::isnan(double(cpu::opmath_t<T>(v)));
+  else
+    return false;
 }
 
 // Strict "a comes before b" for ascending order with NaN last.
@@ -44,31 +46,30 @@ void sorted_lines(const char* op, const Tensor& x, int64_t dim, int64_t k, bool 
   TC_DISPATCH_ALL_TYPES_AND_BOOL(x.dtype(), op, [&] {
     const scalar_t* xp = in.data_ptr<scalar_t>();
     scalar_t* vp = values.data_ptr<scalar_t>();
-    parallel_for(0, outer * inner, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, size)),
-                 [&](int64_t b, int64_t e) {
-      std::vector<int64_t> order(static_cast<size_t>(size));
-      for (int64_t line = b; line < e; ++line) {
-        const int64_t o = line / inner, i = line % inner;
-        const scalar_t* src = xp + o * size * inner + i;
-        auto before = [&](int64_t p, int64_t q) {
-          return descending ? ascending(src[q * inner], src[p * inner]) : ascending(src[p * inner], src[q * inner]);
-        };
-        for (int64_t j = 0; j < size; ++j) order[size_t(j)] = j;
-        if (k < size) {
-          // The k first in order, ties broken by position so the result is stable.
-          std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int64_t p, int64_t q) {
-            return before(p, q) || (!before(q, p) && p < q);
-          });
-        } else {
-          std::stable_sort(order.begin(), order.end(), before);
-        }
-        for (int64_t j = 0; j < k; ++j) {
-          const int64_t at = o * k * inner + j * inner + i;
-          vp[at] = src[order[size_t(j)] * inner];
-          ip[at] = order[size_t(j)];
-        }
-      }
-    });
+    parallel_for(
+        0, outer * inner, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, size)), [&](int64_t b, int64_t e) {
+          std::vector<int64_t> order(static_cast<size_t>(size));
+          for (int64_t line = b; line < e; ++line) {
+            const int64_t o = line / inner, i = line % inner;
+            const scalar_t* src = xp + o * size * inner + i;
+            auto before = [&](int64_t p, int64_t q) {
+              return descending ? ascending(src[q * inner], src[p * inner]) : ascending(src[p * inner], src[q * inner]);
+            };
+            for (int64_t j = 0; j < size; ++j) order[size_t(j)] = j;
+            if (k < size) {
+              // The k first in order, ties broken by position so the result is stable.
+              std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                                [&](int64_t p, int64_t q) { return before(p, q) || (!before(q, p) && p < q); });
+            } else {
+              std::stable_sort(order.begin(), order.end(), before);
+            }
+            for (int64_t j = 0; j < k; ++j) {
+              const int64_t at = o * k * inner + j * inner + i;
+              vp[at] = src[order[size_t(j)] * inner];
+              ip[at] = order[size_t(j)];
+            }
+          }
+        });
   });
 }
 

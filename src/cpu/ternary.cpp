@@ -22,21 +22,29 @@ opmath_t<T> bound_value(const Scalar& s, ScalarType dt, const char* name) {
   if constexpr (std::is_integral_v<T>) {
     if (s.is_integral()) {
       const int64_t v = s.to_int();
-      TC_CHECK_ARG(v >= int64_t(std::numeric_limits<T>::lowest()) && v <= int64_t(std::numeric_limits<T>::max()),
-                   name, ": value ", v, " cannot be converted to type ", dt, " without overflow");
+      TC_CHECK_ARG(v >= int64_t(std::numeric_limits<T>::lowest()) && v <= int64_t(std::numeric_limits<T>::max()), name,
+                   ": value ", v, " cannot be converted to type ", dt, " without overflow");
     }
   }
   return s.to<opmath_t<T>>();
 }
 
 // max(x, lo) / min(x, hi) keeping a NaN x (std::max semantics with x first).
-template <class A> A raise_to(A x, A lo) { return x < lo ? lo : x; }
-template <class A> A lower_to(A x, A hi) { return hi < x ? hi : x; }
+template <class A>
+A raise_to(A x, A lo) {
+  return x < lo ? lo : x;
+}
+template <class A>
+A lower_to(A x, A hi) {
+  return hi < x ? hi : x;
+}
 
 template <class A>
 bool is_nan(A v) {
-  if constexpr (std::is_floating_point_v<A>) return v != v;
-  else return false;
+  if constexpr (std::is_floating_point_v<A>)
+    return v != v;
+  else
+    return false;
 }
 
 template <class T>

@@ -56,7 +56,8 @@ template <class F>
 void float_loop(TensorIter& it, const char* name, F fn, int64_t grain = cpu::kTranscendentalGrain) {
   TC_DISPATCH_FLOATING_TYPES(it.common_dtype(), name, [&] {
     using acc = opmath_t<scalar_t>;
-    cpu_kernel(it, [fn](scalar_t a) -> scalar_t { return scalar_t(fn(acc(a))); }, grain);
+    cpu_kernel(
+        it, [fn](scalar_t a) -> scalar_t { return scalar_t(fn(acc(a))); }, grain);
   });
 }
 
@@ -67,22 +68,29 @@ inline double exp_op(const cpu::ExpF32&, double x) { return std::exp(x); }
 
 template <class T>
 T abs_op(T a) {
-  if constexpr (std::is_unsigned_v<T>) return a;
-  else if constexpr (std::is_integral_v<T>) return a < 0 ? cpu::wrapping_neg(a) : a;
-  else return T(std::abs(opmath_t<T>(a)));
+  if constexpr (std::is_unsigned_v<T>)
+    return a;
+  else if constexpr (std::is_integral_v<T>)
+    return a < 0 ? cpu::wrapping_neg(a) : a;
+  else
+    return T(std::abs(opmath_t<T>(a)));
 }
 
 template <class T>
 T neg_op(T a) {
-  if constexpr (std::is_integral_v<T>) return cpu::wrapping_neg(a);
-  else return T(-opmath_t<T>(a));
+  if constexpr (std::is_integral_v<T>)
+    return cpu::wrapping_neg(a);
+  else
+    return T(-opmath_t<T>(a));
 }
 
 // (0 < a) - (a < 0): NaN and -0.0 give 0, bool stays bool.
 template <class T>
 T sign_op(T a) {
-  if constexpr (std::is_same_v<T, bool>) return a;
-  else if constexpr (std::is_unsigned_v<T>) return T(a > 0);
+  if constexpr (std::is_same_v<T, bool>)
+    return a;
+  else if constexpr (std::is_unsigned_v<T>)
+    return T(a > 0);
   else {
     const opmath_t<T> x = a;
     return T(int(opmath_t<T>(0) < x) - int(x < opmath_t<T>(0)));
@@ -91,8 +99,10 @@ T sign_op(T a) {
 
 template <class T>
 T relu_op(T a) {
-  if constexpr (std::is_unsigned_v<T>) return a;
-  else return opmath_t<T>(a) < opmath_t<T>(0) ? T(0) : a;
+  if constexpr (std::is_unsigned_v<T>)
+    return a;
+  else
+    return opmath_t<T>(a) < opmath_t<T>(0) ? T(0) : a;
 }
 
 enum class Rounding { Floor, Ceil, Round, Trunc };
@@ -103,30 +113,37 @@ T round_op(T a) {
     return a;  // already integral: a copy, as PyTorch
   } else {
     const opmath_t<T> x = a;
-    if constexpr (R == Rounding::Floor) return T(std::floor(x));
-    else if constexpr (R == Rounding::Ceil) return T(std::ceil(x));
-    else if constexpr (R == Rounding::Round) return T(std::nearbyint(x));  // half to even
-    else return T(std::trunc(x));
+    if constexpr (R == Rounding::Floor)
+      return T(std::floor(x));
+    else if constexpr (R == Rounding::Ceil)
+      return T(std::ceil(x));
+    else if constexpr (R == Rounding::Round)
+      return T(std::nearbyint(x));  // half to even
+    else
+      return T(std::trunc(x));
   }
 }
 
 template <Rounding R>
 void rounding_body(TensorIter& it) {
-  TC_DISPATCH_ALL_TYPES(it.common_dtype(), "round", [&] {
-    cpu_kernel(it, [](scalar_t a) -> scalar_t { return round_op<R>(a); });
-  });
+  TC_DISPATCH_ALL_TYPES(it.common_dtype(), "round",
+                        [&] { cpu_kernel(it, [](scalar_t a) -> scalar_t { return round_op<R>(a); }); });
 }
 
 template <class T>
 bool isnan_op(T a) {
-  if constexpr (cpu::is_float_like_v<T>) return std::isnan(opmath_t<T>(a));
-  else return false;
+  if constexpr (cpu::is_float_like_v<T>)
+    return std::isnan(opmath_t<T>(a));
+  else
+    return false;
 }
 
 template <class T>
 bool isinf_op(T a) {
-  if constexpr (cpu::is_float_like_v<T>) return std::isinf(opmath_t<T>(a));
-  else return false;
+  if constexpr (cpu::is_float_like_v<T>)
+    return std::isinf(opmath_t<T>(a));
+  else
+    return false;
 }
 
 template <bool kNan>
@@ -142,24 +159,20 @@ Tensor float_class(const Tensor& self, const char* name) {
 }
 
 void abs_body(TensorIter& it) {
-  TC_DISPATCH_ALL_TYPES(it.common_dtype(), "abs", [&] {
-    cpu_kernel(it, [](scalar_t a) -> scalar_t { return abs_op(a); });
-  });
+  TC_DISPATCH_ALL_TYPES(it.common_dtype(), "abs",
+                        [&] { cpu_kernel(it, [](scalar_t a) -> scalar_t { return abs_op(a); }); });
 }
 void neg_body(TensorIter& it) {
-  TC_DISPATCH_ALL_TYPES(it.common_dtype(), "neg", [&] {
-    cpu_kernel(it, [](scalar_t a) -> scalar_t { return neg_op(a); });
-  });
+  TC_DISPATCH_ALL_TYPES(it.common_dtype(), "neg",
+                        [&] { cpu_kernel(it, [](scalar_t a) -> scalar_t { return neg_op(a); }); });
 }
 void sign_body(TensorIter& it) {
-  TC_DISPATCH_ALL_TYPES_AND_BOOL(it.common_dtype(), "sign", [&] {
-    cpu_kernel(it, [](scalar_t a) -> scalar_t { return sign_op(a); });
-  });
+  TC_DISPATCH_ALL_TYPES_AND_BOOL(it.common_dtype(), "sign",
+                                 [&] { cpu_kernel(it, [](scalar_t a) -> scalar_t { return sign_op(a); }); });
 }
 void relu_body(TensorIter& it) {
-  TC_DISPATCH_ALL_TYPES(it.common_dtype(), "relu", [&] {
-    cpu_kernel(it, [](scalar_t a) -> scalar_t { return relu_op(a); });
-  });
+  TC_DISPATCH_ALL_TYPES(it.common_dtype(), "relu",
+                        [&] { cpu_kernel(it, [](scalar_t a) -> scalar_t { return relu_op(a); }); });
 }
 
 const Tensor& checked_neg_input(const Tensor& self, const char* name) {
@@ -176,38 +189,80 @@ const Tensor& checked_relu_input(const Tensor& self, const char* name) {
 }
 
 void exp_body(TensorIter& it) {
-  float_loop(it, "exp", [e = cpu::ExpF32()](auto x) { return exp_op(e, x); }, kGrainSize);
+  float_loop(
+      it, "exp", [e = cpu::ExpF32()](auto x) { return exp_op(e, x); }, kGrainSize);
 }
-void expm1_body(TensorIter& it) { float_loop(it, "expm1", [](auto x) { return std::expm1(x); }); }
-void log_body(TensorIter& it) { float_loop(it, "log", [](auto x) { return std::log(x); }); }
-void log1p_body(TensorIter& it) { float_loop(it, "log1p", [](auto x) { return std::log1p(x); }); }
-void log2_body(TensorIter& it) { float_loop(it, "log2", [](auto x) { return std::log2(x); }); }
-void log10_body(TensorIter& it) { float_loop(it, "log10", [](auto x) { return std::log10(x); }); }
-void sqrt_body(TensorIter& it) { float_loop(it, "sqrt", [](auto x) { return std::sqrt(x); }, kGrainSize); }
+void expm1_body(TensorIter& it) {
+  float_loop(it, "expm1", [](auto x) { return std::expm1(x); });
+}
+void log_body(TensorIter& it) {
+  float_loop(it, "log", [](auto x) { return std::log(x); });
+}
+void log1p_body(TensorIter& it) {
+  float_loop(it, "log1p", [](auto x) { return std::log1p(x); });
+}
+void log2_body(TensorIter& it) {
+  float_loop(it, "log2", [](auto x) { return std::log2(x); });
+}
+void log10_body(TensorIter& it) {
+  float_loop(it, "log10", [](auto x) { return std::log10(x); });
+}
+void sqrt_body(TensorIter& it) {
+  float_loop(
+      it, "sqrt", [](auto x) { return std::sqrt(x); }, kGrainSize);
+}
 void rsqrt_body(TensorIter& it) {
-  float_loop(it, "rsqrt", [](auto x) { return decltype(x)(1) / std::sqrt(x); }, kGrainSize);
+  float_loop(
+      it, "rsqrt", [](auto x) { return decltype(x)(1) / std::sqrt(x); }, kGrainSize);
 }
 void reciprocal_body(TensorIter& it) {
-  float_loop(it, "reciprocal", [](auto x) { return decltype(x)(1) / x; }, kGrainSize);
+  float_loop(
+      it, "reciprocal", [](auto x) { return decltype(x)(1) / x; }, kGrainSize);
 }
-void sin_body(TensorIter& it) { float_loop(it, "sin", [](auto x) { return std::sin(x); }); }
-void cos_body(TensorIter& it) { float_loop(it, "cos", [](auto x) { return std::cos(x); }); }
-void tan_body(TensorIter& it) { float_loop(it, "tan", [](auto x) { return std::tan(x); }); }
-void asin_body(TensorIter& it) { float_loop(it, "asin", [](auto x) { return std::asin(x); }); }
-void acos_body(TensorIter& it) { float_loop(it, "acos", [](auto x) { return std::acos(x); }); }
-void atan_body(TensorIter& it) { float_loop(it, "atan", [](auto x) { return std::atan(x); }); }
-void sinh_body(TensorIter& it) { float_loop(it, "sinh", [](auto x) { return std::sinh(x); }); }
-void cosh_body(TensorIter& it) { float_loop(it, "cosh", [](auto x) { return std::cosh(x); }); }
-void tanh_body(TensorIter& it) { float_loop(it, "tanh", [](auto x) { return std::tanh(x); }); }
+void sin_body(TensorIter& it) {
+  float_loop(it, "sin", [](auto x) { return std::sin(x); });
+}
+void cos_body(TensorIter& it) {
+  float_loop(it, "cos", [](auto x) { return std::cos(x); });
+}
+void tan_body(TensorIter& it) {
+  float_loop(it, "tan", [](auto x) { return std::tan(x); });
+}
+void asin_body(TensorIter& it) {
+  float_loop(it, "asin", [](auto x) { return std::asin(x); });
+}
+void acos_body(TensorIter& it) {
+  float_loop(it, "acos", [](auto x) { return std::acos(x); });
+}
+void atan_body(TensorIter& it) {
+  float_loop(it, "atan", [](auto x) { return std::atan(x); });
+}
+void sinh_body(TensorIter& it) {
+  float_loop(it, "sinh", [](auto x) { return std::sinh(x); });
+}
+void cosh_body(TensorIter& it) {
+  float_loop(it, "cosh", [](auto x) { return std::cosh(x); });
+}
+void tanh_body(TensorIter& it) {
+  float_loop(it, "tanh", [](auto x) { return std::tanh(x); });
+}
 void sigmoid_body(TensorIter& it) {
   float_loop(
       it, "sigmoid", [e = cpu::ExpF32()](auto x) { return decltype(x)(1) / (decltype(x)(1) + exp_op(e, -x)); },
       kGrainSize);
 }
-void erf_body(TensorIter& it) { float_loop(it, "erf", [](auto x) { return std::erf(x); }); }
-void asinh_body(TensorIter& it) { float_loop(it, "asinh", [](auto x) { return std::asinh(x); }); }
-void acosh_body(TensorIter& it) { float_loop(it, "acosh", [](auto x) { return std::acosh(x); }); }
-void atanh_body(TensorIter& it) { float_loop(it, "atanh", [](auto x) { return std::atanh(x); }); }
+void erf_body(TensorIter& it) {
+  float_loop(it, "erf", [](auto x) { return std::erf(x); });
+}
+void asinh_body(TensorIter& it) {
+  float_loop(it, "asinh", [](auto x) { return std::asinh(x); });
+}
+void acosh_body(TensorIter& it) {
+  float_loop(it, "acosh", [](auto x) { return std::acosh(x); });
+}
+void atanh_body(TensorIter& it) {
+  float_loop(it, "atanh", [](auto x) { return std::atanh(x); });
+}
 
 constexpr bool kSame = false, kFloat = true;  // run_unary's int_to_float
 
@@ -218,7 +273,9 @@ Tensor abs_cpu(const Tensor& self) { return unary_functional(self, "abs", kSame,
 Tensor& abs_out_cpu(const Tensor& self, Tensor& out) { return unary_out(self, out, "abs", kSame, abs_body); }
 Tensor& abs_inplace_cpu(Tensor& self) { return unary_inplace(self, "abs_", kSame, abs_body); }
 Tensor neg_cpu(const Tensor& self) { return unary_functional(checked_neg_input(self, "neg"), "neg", kSame, neg_body); }
-Tensor& neg_out_cpu(const Tensor& self, Tensor& out) { return unary_out(checked_neg_input(self, "neg"), out, "neg", kSame, neg_body); }
+Tensor& neg_out_cpu(const Tensor& self, Tensor& out) {
+  return unary_out(checked_neg_input(self, "neg"), out, "neg", kSame, neg_body);
+}
 Tensor& neg_inplace_cpu(Tensor& self) {
   checked_neg_input(self, "neg_");
   return unary_inplace(self, "neg_", kSame, neg_body);
@@ -226,22 +283,32 @@ Tensor& neg_inplace_cpu(Tensor& self) {
 Tensor sign_cpu(const Tensor& self) { return unary_functional(self, "sign", kSame, sign_body); }
 Tensor& sign_out_cpu(const Tensor& self, Tensor& out) { return unary_out(self, out, "sign", kSame, sign_body); }
 Tensor& sign_inplace_cpu(Tensor& self) { return unary_inplace(self, "sign_", kSame, sign_body); }
-Tensor relu_cpu(const Tensor& self) { return unary_functional(checked_relu_input(self, "relu"), "relu", kSame, relu_body); }
+Tensor relu_cpu(const Tensor& self) {
+  return unary_functional(checked_relu_input(self, "relu"), "relu", kSame, relu_body);
+}
 Tensor& relu_inplace_cpu(Tensor& self) {
   checked_relu_input(self, "relu_");
   return unary_inplace(self, "relu_", kSame, relu_body);
 }
 Tensor floor_cpu(const Tensor& self) { return unary_functional(self, "floor", kSame, rounding_body<Rounding::Floor>); }
-Tensor& floor_out_cpu(const Tensor& self, Tensor& out) { return unary_out(self, out, "floor", kSame, rounding_body<Rounding::Floor>); }
+Tensor& floor_out_cpu(const Tensor& self, Tensor& out) {
+  return unary_out(self, out, "floor", kSame, rounding_body<Rounding::Floor>);
+}
 Tensor& floor_inplace_cpu(Tensor& self) { return unary_inplace(self, "floor_", kSame, rounding_body<Rounding::Floor>); }
 Tensor ceil_cpu(const Tensor& self) { return unary_functional(self, "ceil", kSame, rounding_body<Rounding::Ceil>); }
-Tensor& ceil_out_cpu(const Tensor& self, Tensor& out) { return unary_out(self, out, "ceil", kSame, rounding_body<Rounding::Ceil>); }
+Tensor& ceil_out_cpu(const Tensor& self, Tensor& out) {
+  return unary_out(self, out, "ceil", kSame, rounding_body<Rounding::Ceil>);
+}
 Tensor& ceil_inplace_cpu(Tensor& self) { return unary_inplace(self, "ceil_", kSame, rounding_body<Rounding::Ceil>); }
 Tensor round_cpu(const Tensor& self) { return unary_functional(self, "round", kSame, rounding_body<Rounding::Round>); }
-Tensor& round_out_cpu(const Tensor& self, Tensor& out) { return unary_out(self, out, "round", kSame, rounding_body<Rounding::Round>); }
+Tensor& round_out_cpu(const Tensor& self, Tensor& out) {
+  return unary_out(self, out, "round", kSame, rounding_body<Rounding::Round>);
+}
 Tensor& round_inplace_cpu(Tensor& self) { return unary_inplace(self, "round_", kSame, rounding_body<Rounding::Round>); }
 Tensor trunc_cpu(const Tensor& self) { return unary_functional(self, "trunc", kSame, rounding_body<Rounding::Trunc>); }
-Tensor& trunc_out_cpu(const Tensor& self, Tensor& out) { return unary_out(self, out, "trunc", kSame, rounding_body<Rounding::Trunc>); }
+Tensor& trunc_out_cpu(const Tensor& self, Tensor& out) {
+  return unary_out(self, out, "trunc", kSame, rounding_body<Rounding::Trunc>);
+}
 Tensor& trunc_inplace_cpu(Tensor& self) { return unary_inplace(self, "trunc_", kSame, rounding_body<Rounding::Trunc>); }
 
 // ATen's formula: scale by 10^|decimals|, round half to even, scale back.
@@ -286,7 +353,9 @@ Tensor rsqrt_cpu(const Tensor& self) { return unary_functional(self, "rsqrt", kF
 Tensor& rsqrt_out_cpu(const Tensor& self, Tensor& out) { return unary_out(self, out, "rsqrt", kFloat, rsqrt_body); }
 Tensor& rsqrt_inplace_cpu(Tensor& self) { return unary_inplace(self, "rsqrt_", kFloat, rsqrt_body); }
 Tensor reciprocal_cpu(const Tensor& self) { return unary_functional(self, "reciprocal", kFloat, reciprocal_body); }
-Tensor& reciprocal_out_cpu(const Tensor& self, Tensor& out) { return unary_out(self, out, "reciprocal", kFloat, reciprocal_body); }
+Tensor& reciprocal_out_cpu(const Tensor& self, Tensor& out) {
+  return unary_out(self, out, "reciprocal", kFloat, reciprocal_body);
+}
 Tensor& reciprocal_inplace_cpu(Tensor& self) { return unary_inplace(self, "reciprocal_", kFloat, reciprocal_body); }
 Tensor sin_cpu(const Tensor& self) { return unary_functional(self, "sin", kFloat, sin_body); }
 Tensor& sin_out_cpu(const Tensor& self, Tensor& out) { return unary_out(self, out, "sin", kFloat, sin_body); }
@@ -316,7 +385,9 @@ Tensor tanh_cpu(const Tensor& self) { return unary_functional(self, "tanh", kFlo
 Tensor& tanh_out_cpu(const Tensor& self, Tensor& out) { return unary_out(self, out, "tanh", kFloat, tanh_body); }
 Tensor& tanh_inplace_cpu(Tensor& self) { return unary_inplace(self, "tanh_", kFloat, tanh_body); }
 Tensor sigmoid_cpu(const Tensor& self) { return unary_functional(self, "sigmoid", kFloat, sigmoid_body); }
-Tensor& sigmoid_out_cpu(const Tensor& self, Tensor& out) { return unary_out(self, out, "sigmoid", kFloat, sigmoid_body); }
+Tensor& sigmoid_out_cpu(const Tensor& self, Tensor& out) {
+  return unary_out(self, out, "sigmoid", kFloat, sigmoid_body);
+}
 Tensor& sigmoid_inplace_cpu(Tensor& self) { return unary_inplace(self, "sigmoid_", kFloat, sigmoid_body); }
 Tensor erf_cpu(const Tensor& self) { return unary_functional(self, "erf", kFloat, erf_body); }
 Tensor& erf_out_cpu(const Tensor& self, Tensor& out) { return unary_out(self, out, "erf", kFloat, erf_body); }

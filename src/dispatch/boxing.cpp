@@ -10,8 +10,11 @@ std::vector<std::string> items_of(const std::string& v) {
   std::vector<std::string> items;
   std::string cur;
   for (char c : v.substr(1, v.size() - 2)) {
-    if (c == ',') { items.push_back(cur); cur.clear(); }
-    else if (c != ' ') cur += c;
+    if (c == ',') {
+      items.push_back(cur);
+      cur.clear();
+    } else if (c != ' ')
+      cur += c;
   }
   if (!cur.empty()) items.push_back(cur);
   return items;
@@ -19,9 +22,10 @@ std::vector<std::string> items_of(const std::string& v) {
 
 ScalarType dtype_from_name(const std::string& v, const std::string& op) {
   static const std::pair<const char*, ScalarType> names[] = {
-      {"long", ScalarType::Int64}, {"int", ScalarType::Int32}, {"float", ScalarType::Float32},
+      {"long", ScalarType::Int64},     {"int", ScalarType::Int32}, {"float", ScalarType::Float32},
       {"double", ScalarType::Float64}, {"bool", ScalarType::Bool}, {"half", ScalarType::Float16}};
-  for (auto& n : names) if (v == n.first) return n.second;
+  for (auto& n : names)
+    if (v == n.first) return n.second;
   TC_FAIL(InvalidArgument, op, ": unsupported ScalarType default '", v, "'");
 }
 
@@ -37,7 +41,8 @@ IValue default_ivalue(const schema::Argument& a, const std::string& op) {
   if (v == "None") return IValue();
   const auto& t = a.type;
   if (t.is_list) {
-    std::vector<std::string> items = v[0] == '[' ? items_of(v) : std::vector<std::string>(size_t(t.list_size.value_or(1)), v);
+    std::vector<std::string> items =
+        v[0] == '[' ? items_of(v) : std::vector<std::string>(size_t(t.list_size.value_or(1)), v);
     if (t.base == BaseType::Bool) {
       std::vector<bool> bs;
       for (auto& i : items) bs.push_back(i == "True");
@@ -67,8 +72,8 @@ IValue default_ivalue(const schema::Argument& a, const std::string& op) {
 
 void fill_defaults(const schema::FunctionSchema& s, Stack* stack) {
   std::string op = s.name.qualified();
-  TC_CHECK_ARG(stack->size() <= s.arguments.size(), op, ": expected at most ", s.arguments.size(),
-               " arguments, got ", stack->size());
+  TC_CHECK_ARG(stack->size() <= s.arguments.size(), op, ": expected at most ", s.arguments.size(), " arguments, got ",
+               stack->size());
   for (size_t i = stack->size(); i < s.arguments.size(); ++i) stack->push_back(default_ivalue(s.arguments[i], op));
 }
 

@@ -20,8 +20,8 @@ Dispatcher& Dispatcher::singleton() {
 OperatorEntry& Dispatcher::def(std::string_view schema_text, std::string debug) {
   auto parsed = schema::parse_schema(schema_text);
   if (auto* err = std::get_if<schema::SchemaError>(&parsed))
-    TC_FAIL(InvalidArgument, "def: invalid schema '", schema_text, "': [", err->rule, "] ", err->message,
-            " (column ", err->column, ")");
+    TC_FAIL(InvalidArgument, "def: invalid schema '", schema_text, "': [", err->rule, "] ", err->message, " (column ",
+            err->column, ")");
   return def(std::get<schema::FunctionSchema>(std::move(parsed)), std::move(debug));
 }
 
@@ -87,10 +87,12 @@ DispatchKeySet key_set_of_stack(const Stack& stack, size_t nargs) {
     switch (v.tag()) {
       case IValue::Tag::Tensor: ks = ks | v.to_tensor().key_set(); break;
       case IValue::Tag::TensorList:
-        for (const Tensor& t : v.to_tensor_list()) if (t.defined()) ks = ks | t.key_set();
+        for (const Tensor& t : v.to_tensor_list())
+          if (t.defined()) ks = ks | t.key_set();
         break;
       case IValue::Tag::OptionalTensorList:
-        for (const auto& t : v.to_optional_tensor_list()) if (t && t->defined()) ks = ks | t->key_set();
+        for (const auto& t : v.to_optional_tensor_list())
+          if (t && t->defined()) ks = ks | t->key_set();
         break;
       case IValue::Tag::Device: ks = ks.add(backend_key_for(v.to_device().type)); break;
       default: break;

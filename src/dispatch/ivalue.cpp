@@ -4,8 +4,9 @@
 namespace tc {
 
 const char* IValue::tag_name() const {
-  static const char* names[] = {"None", "Tensor", "int", "float", "bool", "Scalar", "str", "int[]", "float[]",
-                                "bool[]", "Tensor[]", "Tensor?[]", "ScalarType", "Device", "Generator"};
+  static const char* names[] = {"None",     "Tensor",    "int",        "float",   "bool",
+                                "Scalar",   "str",       "int[]",      "float[]", "bool[]",
+                                "Tensor[]", "Tensor?[]", "ScalarType", "Device",  "Generator"};
   return names[v_.index()];
 }
 

@@ -14,17 +14,32 @@ namespace tc {
 
 class IValue {
  public:
-  using Variant = std::variant<std::monostate, Tensor, int64_t, double, bool, Scalar, std::string,
-                               std::vector<int64_t>, std::vector<double>, std::vector<bool>, std::vector<Tensor>,
+  using Variant = std::variant<std::monostate, Tensor, int64_t, double, bool, Scalar, std::string, std::vector<int64_t>,
+                               std::vector<double>, std::vector<bool>, std::vector<Tensor>,
                                std::vector<std::optional<Tensor>>, ScalarType, Device, Generator>;
   enum class Tag {
-    None, Tensor, Int, Double, Bool, Scalar, String, IntList, DoubleList, BoolList, TensorList,
-    OptionalTensorList, ScalarType, Device, Generator
+    None,
+    Tensor,
+    Int,
+    Double,
+    Bool,
+    Scalar,
+    String,
+    IntList,
+    DoubleList,
+    BoolList,
+    TensorList,
+    OptionalTensorList,
+    ScalarType,
+    Device,
+    Generator
   };
 
   IValue() = default;
   IValue(std::nullopt_t) {}
-  IValue(Tensor t) { if (t.defined()) v_ = std::move(t); }
+  IValue(Tensor t) {
+    if (t.defined()) v_ = std::move(t);
+  }
   IValue(int64_t i) : v_(i) {}
   IValue(int i) : v_(int64_t(i)) {}
   IValue(double d) : v_(d) {}
@@ -40,9 +55,13 @@ class IValue {
   IValue(std::vector<std::optional<Tensor>> a) : v_(std::move(a)) {}
   IValue(ScalarType t) : v_(t) {}
   IValue(Device d) : v_(d) {}
-  IValue(Generator g) { if (g.defined()) v_ = std::move(g); }
+  IValue(Generator g) {
+    if (g.defined()) v_ = std::move(g);
+  }
   template <class T>
-  IValue(const std::optional<T>& o) { if (o) *this = IValue(*o); }
+  IValue(const std::optional<T>& o) {
+    if (o) *this = IValue(*o);
+  }
 
   Tag tag() const { return Tag(v_.index()); }
   const char* tag_name() const;

@@ -17,12 +17,16 @@ using BoxedKernelFn = void (*)(const OperatorEntry& op, DispatchKeySet ks, Stack
 struct KernelFunction {
   void* unboxed = nullptr;
   BoxedKernelFn boxed = nullptr;
-  void* ctx = nullptr;                // passed to `boxed`
-  std::shared_ptr<void> ctx_owner;    // keeps ctx alive (C-registered kernels)
+  void* ctx = nullptr;              // passed to `boxed`
+  std::shared_ptr<void> ctx_owner;  // keeps ctx alive (C-registered kernels)
   bool fallthrough = false;
 
   bool valid() const { return unboxed || boxed || fallthrough; }
-  static KernelFunction make_fallthrough() { KernelFunction k; k.fallthrough = true; return k; }
+  static KernelFunction make_fallthrough() {
+    KernelFunction k;
+    k.fallthrough = true;
+    return k;
+  }
 };
 
 }  // namespace tc

@@ -11,14 +11,14 @@
 static int g_passed = 0;
 static int g_failed = 0;
 
-#define CHECK(cond)                                                             \
-  do {                                                                          \
-    if (cond) {                                                                 \
-      ++g_passed;                                                               \
-    } else {                                                                    \
-      ++g_failed;                                                               \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);  \
-    }                                                                           \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (cond) {                                                                \
+      ++g_passed;                                                              \
+    } else {                                                                   \
+      ++g_failed;                                                              \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+    }                                                                          \
   } while (0)
 
 /* A call that must succeed. */
@@ -38,7 +38,7 @@ static int g_failed = 0;
 #define CHECK_FAILS_WITH(call, code, needle)                                                             \
   do {                                                                                                   \
     tc_status st_ = (call);                                                                              \
-    if (st_ == (code) && strstr(tc_last_error_message(), (needle))) {                                   \
+    if (st_ == (code) && strstr(tc_last_error_message(), (needle))) {                                    \
       ++g_passed;                                                                                        \
     } else {                                                                                             \
       ++g_failed;                                                                                        \

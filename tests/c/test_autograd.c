@@ -11,7 +11,6 @@
 
 #include "check.h"
 
-
 static tc_tensor vec(const double* v, int64_t n) {
   tc_tensor t = NULL;
   int64_t shape[1];
@@ -172,7 +171,7 @@ static void test_bad_input(void) {
   CHECK_FAILS_WITH(tc_tensor_backward(x, NULL, false, false), TC_ERROR_RUNTIME, "does not require grad");
   CHECK_FAILS_WITH(tc_autograd_backward(NULL, 1, NULL, false, false), TC_ERROR_INVALID_ARGUMENT, "'tensors'");
   CHECK_FAILS_WITH(tc_autograd_grad(NULL, &x, 1, &x, 1, NULL, false, false, false), TC_ERROR_INVALID_ARGUMENT,
-            "'out_grads'");
+                   "'out_grads'");
   CHECK_FAILS_WITH(tc_tensor_grad_fn_name(NULL, 8, NULL, x), TC_ERROR_INVALID_ARGUMENT, "'buf'");
   CHECK_FAILS_WITH(tc_grad_mode_pop(), TC_ERROR_RUNTIME, "no grad mode was pushed");
   CHECK_OK(tc_tensor_from_data(&i, &iv, TC_INT64, shape, 1));

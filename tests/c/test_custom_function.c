@@ -11,7 +11,6 @@
 
 #include "check.h"
 
-
 static tc_value tensor_value(tc_tensor t) {
   tc_value v;
   v.tag = t ? TC_VALUE_TENSOR : TC_VALUE_NONE;
@@ -48,8 +47,10 @@ static tc_status linear_forward(tc_tensor* outputs, size_t n_outputs, tc_functio
   (void)payload;
   (void)n_outputs;
   if ((st = tc_t(&wt, in[1].u.tensor)) != TC_OK) return st;
-  if (bias) st = tc_addmm(&out, bias, in[0].u.tensor, wt, NULL, NULL);
-  else st = tc_mm(&out, in[0].u.tensor, wt);
+  if (bias)
+    st = tc_addmm(&out, bias, in[0].u.tensor, wt, NULL, NULL);
+  else
+    st = tc_mm(&out, in[0].u.tensor, wt);
   tc_tensor_release(wt);
   if (st != TC_OK) return st;
   saved[0] = in[0].u.tensor;
@@ -271,22 +272,39 @@ static void test_gradcheck_through_c(void) {
 /* ---- failing callbacks ---------------------------------------------------- */
 static tc_status failing_forward(tc_tensor* outputs, size_t n_outputs, tc_function_ctx ctx, const tc_value* in,
                                  size_t n_inputs, void* payload) {
-  (void)outputs; (void)n_outputs; (void)ctx; (void)in; (void)n_inputs; (void)payload;
+  (void)outputs;
+  (void)n_outputs;
+  (void)ctx;
+  (void)in;
+  (void)n_inputs;
+  (void)payload;
   return tc_error_set(TC_ERROR_INVALID_ARGUMENT, "MyFn forward: the input must be positive");
 }
 static tc_status identity_forward(tc_tensor* outputs, size_t n_outputs, tc_function_ctx ctx, const tc_value* in,
                                   size_t n_inputs, void* payload) {
-  (void)n_outputs; (void)ctx; (void)n_inputs; (void)payload;
+  (void)n_outputs;
+  (void)ctx;
+  (void)n_inputs;
+  (void)payload;
   return tc_clone(&outputs[0], in[0].u.tensor);
 }
 static tc_status failing_backward(tc_tensor* grad_inputs, size_t n_inputs, tc_function_ctx ctx,
                                   const tc_tensor* grad_outputs, size_t n_outputs, void* payload) {
-  (void)grad_inputs; (void)n_inputs; (void)ctx; (void)grad_outputs; (void)n_outputs; (void)payload;
+  (void)grad_inputs;
+  (void)n_inputs;
+  (void)ctx;
+  (void)grad_outputs;
+  (void)n_outputs;
+  (void)payload;
   return tc_error_set(TC_ERROR_NOT_IMPLEMENTED, "MyFn backward: not differentiable here");
 }
 static tc_status save_in_backward(tc_tensor* grad_inputs, size_t n_inputs, tc_function_ctx ctx,
                                   const tc_tensor* grad_outputs, size_t n_outputs, void* payload) {
-  (void)grad_inputs; (void)n_inputs; (void)grad_outputs; (void)n_outputs; (void)payload;
+  (void)grad_inputs;
+  (void)n_inputs;
+  (void)grad_outputs;
+  (void)n_outputs;
+  (void)payload;
   return tc_function_ctx_save_for_backward(ctx, NULL, 0);
 }
 
@@ -310,8 +328,8 @@ static void test_errors(void) {
   CHECK_OK(tc_function_apply(&y, 1, h, &arg, 1));
   CHECK_OK(tc_sum(&s, y, NULL));
   CHECK_FAILS_WITH(tc_tensor_backward(s, NULL, false, false), TC_ERROR_RUNTIME, "only be called in forward");
-  CHECK_FAILS_WITH(tc_function_create(&f, NULL, identity_forward, save_in_backward, NULL, NULL), TC_ERROR_INVALID_ARGUMENT,
-            "'name'");
+  CHECK_FAILS_WITH(tc_function_create(&f, NULL, identity_forward, save_in_backward, NULL, NULL),
+                   TC_ERROR_INVALID_ARGUMENT, "'name'");
   CHECK_FAILS_WITH(tc_function_apply(&y, 1, NULL, &arg, 1), TC_ERROR_INVALID_ARGUMENT, "'f'");
   tc_function_release(f);
   tc_function_release(g);
@@ -331,7 +349,10 @@ static tc_status stats_forward(tc_value* outputs, size_t n_outputs, tc_function_
   tc_tensor s = NULL;
   int64_t numel = 0;
   tc_status st;
-  (void)ctx; (void)n_inputs; (void)payload; (void)n_outputs;
+  (void)ctx;
+  (void)n_inputs;
+  (void)payload;
+  (void)n_outputs;
   if ((st = tc_mul_Scalar(&doubled, in[0].u.tensor, tc_scalar_float(2.0))) != TC_OK) return st;
   outputs[0].tag = TC_VALUE_TENSOR;
   outputs[0].u.tensor = doubled;
@@ -347,14 +368,20 @@ static tc_status stats_forward(tc_value* outputs, size_t n_outputs, tc_function_
 }
 static tc_status stats_backward(tc_tensor* grad_inputs, size_t n_inputs, tc_function_ctx ctx,
                                 const tc_tensor* grad_outputs, size_t n_outputs, void* payload) {
-  (void)n_inputs; (void)ctx; (void)payload;
-  g_non_tensor_grads_null = n_outputs == 3 && grad_outputs[0] != NULL && grad_outputs[1] == NULL &&
-                            grad_outputs[2] == NULL;
+  (void)n_inputs;
+  (void)ctx;
+  (void)payload;
+  g_non_tensor_grads_null =
+      n_outputs == 3 && grad_outputs[0] != NULL && grad_outputs[1] == NULL && grad_outputs[2] == NULL;
   return tc_mul_Scalar(&grad_inputs[0], grad_outputs[0], tc_scalar_float(2.0));
 }
 static tc_status string_forward(tc_value* outputs, size_t n_outputs, tc_function_ctx ctx, const tc_value* in,
                                 size_t n_inputs, void* payload) {
-  (void)n_outputs; (void)ctx; (void)in; (void)n_inputs; (void)payload;
+  (void)n_outputs;
+  (void)ctx;
+  (void)in;
+  (void)n_inputs;
+  (void)payload;
   outputs[0].tag = TC_VALUE_STRING;
   outputs[0].u.str = "not allowed";
   return TC_OK;

@@ -9,15 +9,15 @@
 #include <tensorc.h>
 
 static int failures = 0, passes = 0;
-#define CHECK(cond)                                                                  \
-  do {                                                                               \
-    if (cond) {                                                                      \
-      ++passes;                                                                      \
-    } else {                                                                         \
-      ++failures;                                                                    \
+#define CHECK(cond)                                                                            \
+  do {                                                                                         \
+    if (cond) {                                                                                \
+      ++passes;                                                                                \
+    } else {                                                                                   \
+      ++failures;                                                                              \
       fprintf(stderr, "%s:%d: CHECK failed: %s (last error: %s)\n", __FILE__, __LINE__, #cond, \
-              tc_last_error_message());                                              \
-    }                                                                                \
+              tc_last_error_message());                                                        \
+    }                                                                                          \
   } while (0)
 #define MSG_HAS(s) (strstr(tc_last_error_message(), (s)) != NULL)
 
@@ -25,7 +25,9 @@ static tc_tensor vec3(float a, float b, float c) {
   float d[3];
   int64_t shape[1] = {3};
   tc_tensor t = NULL;
-  d[0] = a; d[1] = b; d[2] = c;
+  d[0] = a;
+  d[1] = b;
+  d[2] = c;
   tc_tensor_from_data(&t, d, TC_FLOAT32, shape, 1);
   return t;
 }
@@ -79,8 +81,10 @@ static void test_runtime_op(void) {
   CHECK(MSG_HAS("unknown-type"));
 
   /* No kernel yet: a clear error naming the op and the key. */
-  args[0].tag = TC_VALUE_TENSOR; args[0].u.tensor = a;
-  args[1].tag = TC_VALUE_TENSOR; args[1].u.tensor = b;
+  args[0].tag = TC_VALUE_TENSOR;
+  args[0].u.tensor = a;
+  args[1].tag = TC_VALUE_TENSOR;
+  args[1].u.tensor = b;
   CHECK(tc_op_call(outs, 2, &n, "myops::myadd", args, 2) == TC_ERROR_NOT_IMPLEMENTED);
   CHECK(MSG_HAS("myops::myadd") && MSG_HAS("CPU"));
 
@@ -101,7 +105,8 @@ static void test_runtime_op(void) {
   CHECK(tc_library_impl("myops::scale", TC_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, (tc_fn_ptr)scale_cpu) == TC_OK);
   CHECK(tc_op_call(outs, 2, &n, "myops::scale", args, 1) == TC_OK && equals3(outs[0].u.tensor, 2, 4, 6));
   tc_values_release(outs, n);
-  args[1].tag = TC_VALUE_FLOAT; args[1].u.f = -1.0;
+  args[1].tag = TC_VALUE_FLOAT;
+  args[1].u.f = -1.0;
   CHECK(tc_op_call(outs, 2, &n, "myops::scale", args, 2) == TC_OK && equals3(outs[0].u.tensor, -1, -2, -3));
   tc_values_release(outs, n);
   CHECK(tc_op_dump_table(table, sizeof table, NULL, "myops::scale") == TC_OK);
@@ -127,9 +132,12 @@ static void test_builtin_boxed(void) {
   tc_tensor a = vec3(1, 2, 3), b = vec3(1, 1, 1);
   tc_value args[3], outs[2];
   size_t n = 0;
-  args[0].tag = TC_VALUE_TENSOR; args[0].u.tensor = a;
-  args[1].tag = TC_VALUE_TENSOR; args[1].u.tensor = b;
-  args[2].tag = TC_VALUE_INT; args[2].u.i = 3;
+  args[0].tag = TC_VALUE_TENSOR;
+  args[0].u.tensor = a;
+  args[1].tag = TC_VALUE_TENSOR;
+  args[1].u.tensor = b;
+  args[2].tag = TC_VALUE_INT;
+  args[2].u.i = 3;
   CHECK(tc_op_call(outs, 2, &n, "add.Tensor", args, 3) == TC_OK && equals3(outs[0].u.tensor, 4, 5, 6));
   tc_values_release(outs, n);
   CHECK(tc_op_call(outs, 2, &n, "add.Tensor", args, 2) == TC_OK && equals3(outs[0].u.tensor, 2, 3, 4));

@@ -22,8 +22,8 @@ static void check_err_(tc_status st, tc_status code, const char* fn, const char*
     return;
   }
   ++g_failed;
-  fprintf(stderr, "%s:%d: %s: expected %s naming %s and %s, got %s: \"%s\"\n", file, line, text,
-          tc_status_name(code), fn, quoted, tc_status_name(st), msg);
+  fprintf(stderr, "%s:%d: %s: expected %s naming %s and %s, got %s: \"%s\"\n", file, line, text, tc_status_name(code),
+          fn, quoted, tc_status_name(st), msg);
 }
 
 static int g_deleted = 0;
@@ -182,8 +182,8 @@ static void test_from_data_and_accessors(void) {
   /* Accessor errors. */
   CHECK_ERR(tc_tensor_size(&v, t, 2), TC_ERROR_INDEX, "tc_tensor_size", "dim");
   CHECK_ERR(tc_tensor_size(&v, t, -3), TC_ERROR_INDEX, "tc_tensor_size", "dim");
-  CHECK_ERR(tc_tensor_copy_to_buffer(back, sizeof back - 1, t), TC_ERROR_INVALID_ARGUMENT,
-            "tc_tensor_copy_to_buffer", "dst_nbytes");
+  CHECK_ERR(tc_tensor_copy_to_buffer(back, sizeof back - 1, t), TC_ERROR_INVALID_ARGUMENT, "tc_tensor_copy_to_buffer",
+            "dst_nbytes");
   CHECK_ERR(tc_tensor_copy_to_buffer(NULL, sizeof back, t), TC_ERROR_INVALID_ARGUMENT, "tc_tensor_copy_to_buffer",
             "dst");
   CHECK_ERR(tc_tensor_sizes(NULL, 2, &ndim, t), TC_ERROR_INVALID_ARGUMENT, "tc_tensor_sizes", "out");
@@ -307,17 +307,17 @@ static void test_creation_errors(void) {
     CHECK_ERR(tc_tensor_from_blob(&t, (void*)data, TC_FLOAT64, good, NULL, 2, bad_index, counting_deleter, NULL),
               TC_ERROR_DEVICE, "tc_tensor_from_blob", "device");
   }
-  CHECK(tc_tensor_from_blob(&t, (void*)data, TC_FLOAT64, negative, NULL, 2, tc_device_cpu(), counting_deleter,
-                            NULL) == TC_ERROR_INVALID_ARGUMENT);
+  CHECK(tc_tensor_from_blob(&t, (void*)data, TC_FLOAT64, negative, NULL, 2, tc_device_cpu(), counting_deleter, NULL) ==
+        TC_ERROR_INVALID_ARGUMENT);
   CHECK(strstr(tc_last_error_message(), "tc_tensor_from_blob") && strstr(tc_last_error_message(), "'size"));
   CHECK(tc_tensor_from_blob(&t, (void*)data, TC_FLOAT64, huge, NULL, 2, tc_device_cpu(), counting_deleter, NULL) ==
         TC_ERROR_OUT_OF_MEMORY);
-  CHECK_ERR(tc_tensor_from_blob(&t, (void*)data, TC_FLOAT64, good, neg_strides, 2, tc_device_cpu(), counting_deleter,
-                                NULL),
-            TC_ERROR_INVALID_ARGUMENT, "tc_tensor_from_blob", "strides");
-  CHECK_ERR(tc_tensor_from_blob(&t, (void*)data, TC_FLOAT64, good, huge_strides, 2, tc_device_cpu(),
-                                counting_deleter, NULL),
-            TC_ERROR_OUT_OF_MEMORY, "tc_tensor_from_blob", "strides");
+  CHECK_ERR(
+      tc_tensor_from_blob(&t, (void*)data, TC_FLOAT64, good, neg_strides, 2, tc_device_cpu(), counting_deleter, NULL),
+      TC_ERROR_INVALID_ARGUMENT, "tc_tensor_from_blob", "strides");
+  CHECK_ERR(
+      tc_tensor_from_blob(&t, (void*)data, TC_FLOAT64, good, huge_strides, 2, tc_device_cpu(), counting_deleter, NULL),
+      TC_ERROR_OUT_OF_MEMORY, "tc_tensor_from_blob", "strides");
   CHECK_ERR(tc_tensor_from_blob(&t, NULL, TC_FLOAT64, good, NULL, 2, tc_device_cpu(), counting_deleter, NULL),
             TC_ERROR_INVALID_ARGUMENT, "tc_tensor_from_blob", "data");
   CHECK_ERR(tc_tensor_from_blob(&t, (void*)data, TC_FLOAT64, NULL, NULL, 2, tc_device_cpu(), counting_deleter, NULL),
@@ -350,8 +350,7 @@ static void test_from_blob(void) {
   tc_tensor t = NULL;
 
   g_deleted = 0;
-  CHECK_OK(tc_tensor_from_blob(&t, buf, TC_FLOAT32, sizes, strides, 2, tc_device_cpu(), counting_deleter,
-                               &ctx_marker));
+  CHECK_OK(tc_tensor_from_blob(&t, buf, TC_FLOAT32, sizes, strides, 2, tc_device_cpu(), counting_deleter, &ctx_marker));
   CHECK_OK(tc_tensor_strides(got, 2, &ndim, t));
   CHECK(ndim == 2 && got[0] == 1 && got[1] == 3);
   CHECK_OK(tc_tensor_is_contiguous(&contig, t));
@@ -612,8 +611,7 @@ static void test_misaligned_blob(void) {
   int64_t n = 2;
   tc_tensor t = NULL;
   char* p = (char*)storage + 1;
-  CHECK(tc_tensor_from_blob(&t, p, TC_FLOAT64, &n, NULL, 1, tc_device_cpu(), NULL, NULL) ==
-        TC_ERROR_INVALID_ARGUMENT);
+  CHECK(tc_tensor_from_blob(&t, p, TC_FLOAT64, &n, NULL, 1, tc_device_cpu(), NULL, NULL) == TC_ERROR_INVALID_ARGUMENT);
   CHECK(t == NULL && strstr(tc_last_error_message(), "is not aligned to the 8-byte elements"));
   CHECK_OK(tc_tensor_from_blob(&t, p - 1, TC_FLOAT64, &n, NULL, 1, tc_device_cpu(), NULL, NULL));
   tc_tensor_release(t);

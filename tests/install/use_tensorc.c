@@ -9,8 +9,7 @@ int main(void) {
   int64_t shape[1] = {3};
   tc_tensor a = NULL, b = NULL, c = NULL;
   if (tc_tensor_from_data(&a, a_data, TC_FLOAT32, shape, 1) != TC_OK ||
-      tc_tensor_from_data(&b, b_data, TC_FLOAT32, shape, 1) != TC_OK ||
-      tc_add_Tensor(&c, a, b, NULL) != TC_OK ||
+      tc_tensor_from_data(&b, b_data, TC_FLOAT32, shape, 1) != TC_OK || tc_add_Tensor(&c, a, b, NULL) != TC_OK ||
       tc_tensor_copy_to_buffer(out, sizeof out, c) != TC_OK) {
     fprintf(stderr, "failed: %s\n", tc_last_error_message());
     return 1;

@@ -217,7 +217,8 @@ void check_gradient(const std::string& what, const std::vector<Tensor>& inputs,
       *p = orig;
       double numeric = (plus - minus) / (2 * eps);
       double analytic = grads[k].defined() ? at(grads[k], i) : 0.0;
-      EXPECT_NEAR(analytic, numeric, tol * std::max(1.0, std::fabs(numeric))) << what << ": input " << k << " element " << i;
+      EXPECT_NEAR(analytic, numeric, tol * std::max(1.0, std::fabs(numeric)))
+          << what << ": input " << k << " element " << i;
     }
   }
 }

@@ -263,9 +263,7 @@ std::vector<Case> build_cases() {
     return tc::expand(x, {4, 2, 3});
   });
   t.add1("transpose.int", "", leaf(R, {2, 3}), [](const Tensor& x) { return tc::transpose(x, 0, 1); });
-  t.add1("transpose.int", "negative dims", leaf(R, {1, 2, 3}), [](const Tensor& x) {
-     return tc::transpose(x, -1, 0);
-   });
+  t.add1("transpose.int", "negative dims", leaf(R, {1, 2, 3}), [](const Tensor& x) { return tc::transpose(x, -1, 0); });
   t.add1("t", "", leaf(R, {2, 3}), [](const Tensor& x) { return tc::t(x); });
   t.add1("permute", "", leaf(R, {2, 1, 3}), [](const Tensor& x) { return tc::permute(x, {2, 0, 1}); });
   t.add1("squeeze", "", leaf(R, {2, 1, 3}), [](const Tensor& x) { return tc::squeeze(x); });
@@ -447,16 +445,18 @@ std::vector<Case> build_cases() {
           return V{y};
         });
   t.add("lerp.Tensor", "in-place on a non-leaf", {leaf(R, {2, 3}), leaf(Q, {2, 3}), leaf(W, {2, 3})}, [](const V& v) {
-     Tensor y = tc::mul(v[0], Scalar(1.0));
-     y.lerp_(v[1], v[2]);
-     return V{y};
-   });
+    Tensor y = tc::mul(v[0], Scalar(1.0));
+    y.lerp_(v[1], v[2]);
+    return V{y};
+  });
 
   // ---- as_strided, unfold (overlapping windows), remainder(Scalar, Tensor), clamp bounds ----
-  t.add1("as_strided", "overlapping windows", leaf(R, {2, 3}),
-         [](const Tensor& x) { return tc::as_strided(x, {2, 2}, {1, 1}, int64_t(1)); });
-  t.add1("as_strided", "transposed geometry", leaf(R, {2, 3}),
-         [](const Tensor& x) { return tc::as_strided(x, {3, 2}, {1, 3}, std::nullopt); });
+  t.add1("as_strided", "overlapping windows", leaf(R, {2, 3}), [](const Tensor& x) {
+    return tc::as_strided(x, {2, 2}, {1, 1}, int64_t(1));
+  });
+  t.add1("as_strided", "transposed geometry", leaf(R, {2, 3}), [](const Tensor& x) {
+    return tc::as_strided(x, {3, 2}, {1, 3}, std::nullopt);
+  });
   t.add1("unfold", "step < size", leaf(R, {2, 3}), [](const Tensor& x) { return tc::unfold(x, 1, 2, 1); });
   t.add1("unfold", "dim 0, step > size", leaf({0.3, -0.7, 1.2, 0.4, -0.2, 0.9, 1.1, -0.4}, {4, 2}),
          [](const Tensor& x) { return tc::unfold(x, 0, 1, 2); });
@@ -471,14 +471,14 @@ std::vector<Case> build_cases() {
   // ---- neural-network ops ----
   for (int64_t dim : {1, 0}) {
     const std::string d = "dim=" + std::to_string(dim);
-    t.unary("_softmax", R, [dim](const Tensor& x) { return tc::_softmax(x, dim, false); }, d);
-    t.unary("_log_softmax", R, [dim](const Tensor& x) { return tc::_log_softmax(x, dim, false); }, d);
-    t.add("_softmax_backward_data", d, {leaf(Q, {2, 3}), leaf(W, {2, 3})}, [dim](const V& v) {
-      return V{tc::_softmax_backward_data(v[0], v[1], dim, ScalarType::Float64)};
-    });
-    t.add("_log_softmax_backward_data", d, {leaf(Q, {2, 3}), leaf(R, {2, 3})}, [dim](const V& v) {
-      return V{tc::_log_softmax_backward_data(v[0], v[1], dim, ScalarType::Float64)};
-    });
+    t.unary(
+        "_softmax", R, [dim](const Tensor& x) { return tc::_softmax(x, dim, false); }, d);
+    t.unary(
+        "_log_softmax", R, [dim](const Tensor& x) { return tc::_log_softmax(x, dim, false); }, d);
+    t.add("_softmax_backward_data", d, {leaf(Q, {2, 3}), leaf(W, {2, 3})},
+          [dim](const V& v) { return V{tc::_softmax_backward_data(v[0], v[1], dim, ScalarType::Float64)}; });
+    t.add("_log_softmax_backward_data", d, {leaf(Q, {2, 3}), leaf(R, {2, 3})},
+          [dim](const V& v) { return V{tc::_log_softmax_backward_data(v[0], v[1], dim, ScalarType::Float64)}; });
   }
   {
     const Tensor target = from({2, 0}, {2}, ScalarType::Int64);
@@ -488,9 +488,8 @@ std::vector<Case> build_cases() {
       t.add("nll_loss_forward", r, {leaf(R, {2, 3})}, [=](const V& v) {
         return V{std::get<0>(tc::nll_loss_forward(v[0], target, std::nullopt, reduction, -100))};
       });
-      t.add("nll_loss_forward", r + ", class weights, ignore_index", {leaf(R, {2, 3})}, [=](const V& v) {
-        return V{std::get<0>(tc::nll_loss_forward(v[0], target, class_weight, reduction, 0))};
-      });
+      t.add("nll_loss_forward", r + ", class weights, ignore_index", {leaf(R, {2, 3})},
+            [=](const V& v) { return V{std::get<0>(tc::nll_loss_forward(v[0], target, class_weight, reduction, 0))}; });
       const Tensor total_weight = from({0.4 + 0.2}, {});
       const std::vector<int64_t> go_shape = reduction == 0 ? std::vector<int64_t>{2} : std::vector<int64_t>{};
       t.add("nll_loss_backward", r, {leaf(head(Q, reduction == 0 ? 2 : 1), go_shape), leaf(R, {2, 3})},
@@ -501,8 +500,11 @@ std::vector<Case> build_cases() {
             [=](const V& v) { return V{tc::mse_loss(v[0], v[1], reduction)}; });
       t.add("mse_loss", r + ", transposed", {transposed_leaf(R), leaf(Q, {2, 3})},
             [=](const V& v) { return V{tc::mse_loss(T(v[0]), v[1], reduction)}; });
-      t.add("mse_loss_backward", r, {leaf(head(Q, reduction == 0 ? 6 : 1), reduction == 0 ? std::vector<int64_t>{2, 3} : std::vector<int64_t>{}), leaf(R, {2, 3}), leaf(W, {2, 3})},
-            [=](const V& v) { return V{tc::mse_loss_backward(v[0], v[1], v[2], reduction)}; });
+      t.add(
+          "mse_loss_backward", r,
+          {leaf(head(Q, reduction == 0 ? 6 : 1), reduction == 0 ? std::vector<int64_t>{2, 3} : std::vector<int64_t>{}),
+           leaf(R, {2, 3}), leaf(W, {2, 3})},
+          [=](const V& v) { return V{tc::mse_loss_backward(v[0], v[1], v[2], reduction)}; });
       t.add("binary_cross_entropy_with_logits", r, {leaf(R, {2, 3}), leaf(W, {2, 3})}, [=](const V& v) {
         return V{tc::binary_cross_entropy_with_logits(v[0], v[1], std::nullopt, std::nullopt, reduction)};
       });
@@ -514,21 +516,27 @@ std::vector<Case> build_cases() {
     }
   }
   // Dropout: the same seed before every call, so the mask is the same one.
-  t.unary("native_dropout", R, [](const Tensor& x) {
-    tc::manual_seed(7);
-    return std::get<0>(tc::native_dropout(x, 0.4, true));
-  }, "p=0.4");
-  t.unary("native_dropout", R, [](const Tensor& x) { return std::get<0>(tc::native_dropout(x, 0.4, false)); }, "eval");
+  t.unary(
+      "native_dropout", R,
+      [](const Tensor& x) {
+        tc::manual_seed(7);
+        return std::get<0>(tc::native_dropout(x, 0.4, true));
+      },
+      "p=0.4");
+  t.unary(
+      "native_dropout", R, [](const Tensor& x) { return std::get<0>(tc::native_dropout(x, 0.4, false)); }, "eval");
   t.add("native_dropout_backward", "", {leaf(Q, {2, 3})}, [](const V& v) {
     return V{tc::native_dropout_backward(v[0], tc::gt(from(W, {2, 3}), Scalar(0.5)), 2.0)};
   });
-  t.add("native_layer_norm", "weight and bias", {leaf(R, {2, 3}), leaf({0.5, 1.5, -1.0}, {3}), leaf({0.1, 0.2, 0.3}, {3})},
+  t.add("native_layer_norm", "weight and bias",
+        {leaf(R, {2, 3}), leaf({0.5, 1.5, -1.0}, {3}), leaf({0.1, 0.2, 0.3}, {3})},
         [](const V& v) { return V{std::get<0>(tc::native_layer_norm(v[0], {3}, v[1], v[2], 1e-5))}; });
-  t.add("native_layer_norm", "no affine, 2-d normalized shape", {leaf(R, {2, 3})},
-        [](const V& v) { return V{std::get<0>(tc::native_layer_norm(v[0], {2, 3}, std::nullopt, std::nullopt, 1e-5))}; });
-  t.add("native_layer_norm", "transposed input", {transposed_leaf(R), leaf({0.5, 1.5, -1.0}, {3})},
-        [](const V& v) { return V{std::get<0>(tc::native_layer_norm(T(v[0]), {3}, v[1], std::nullopt, 1e-5))}; })
-      .strided();
+  t.add("native_layer_norm", "no affine, 2-d normalized shape", {leaf(R, {2, 3})}, [](const V& v) {
+    return V{std::get<0>(tc::native_layer_norm(v[0], {2, 3}, std::nullopt, std::nullopt, 1e-5))};
+  });
+  t.add("native_layer_norm", "transposed input", {transposed_leaf(R), leaf({0.5, 1.5, -1.0}, {3})}, [](const V& v) {
+     return V{std::get<0>(tc::native_layer_norm(T(v[0]), {3}, v[1], std::nullopt, 1e-5))};
+   }).strided();
   {
     const Tensor indices = from({0, 2, 2, 3}, {2, 2}, ScalarType::Int64);
     const Vals table = {0.3, -0.7, 1.2, 0.4, -0.2, 0.9, 1.1, -0.4, 0.8, -0.6, 0.25, 0.65};
@@ -542,49 +550,68 @@ std::vector<Case> build_cases() {
   {
     const Tensor rows = from({2, 0, 2}, {3}, ScalarType::Int64);
     const Tensor cols = from({1, 1}, {2}, ScalarType::Int64);
-    t.unary("index_select", R, [rows](const Tensor& x) { return tc::index_select(tc::t(x), 0, rows); }, "dim 0");
-    t.unary("index_select", R, [cols](const Tensor& x) { return tc::index_select(x, -1, cols); }, "dim -1");
+    t.unary(
+        "index_select", R, [rows](const Tensor& x) { return tc::index_select(tc::t(x), 0, rows); }, "dim 0");
+    t.unary(
+        "index_select", R, [cols](const Tensor& x) { return tc::index_select(x, -1, cols); }, "dim -1");
     const Tensor distinct = from({2, 0}, {2}, ScalarType::Int64);  // index_copy: one write per slice
     t.add("index_copy", "dim 1", {leaf(R, {2, 3}), leaf(head(Q, 4), {2, 2})},
           [distinct](const V& v) { return V{tc::index_copy(v[0], 1, distinct, v[1])}; });
-    t.add("index_copy", "dim 0, transposed self", {transposed_leaf(R), leaf(head(Q, 3), {1, 3})},
-          [](const V& v) { return V{tc::index_copy(T(v[0]), 0, from({1}, {1}, ScalarType::Int64), v[1])}; })
-        .strided();
+    t.add("index_copy", "dim 0, transposed self", {transposed_leaf(R), leaf(head(Q, 3), {1, 3})}, [](const V& v) {
+       return V{tc::index_copy(T(v[0]), 0, from({1}, {1}, ScalarType::Int64), v[1])};
+     }).strided();
     t.add("index_add", "alpha 2, repeated index", {leaf(R, {2, 3}), leaf(Q, {2, 3})},
           [rows](const V& v) { return V{tc::index_add(v[0], 1, rows, v[1], Scalar(2.0))}; });
     const Tensor gidx = from({2, 0, 0, 1, 1, 2}, {2, 3}, ScalarType::Int64);
-    t.unary("gather", R, [gidx](const Tensor& x) { return tc::gather(x, 1, gidx); }, "dim 1");
-    t.add1("gather", "dim 0, index smaller than self", leaf(R, {2, 3}),
-           [](const Tensor& x) { return tc::gather(x, 0, from({1, 0}, {1, 2}, ScalarType::Int64)); });
+    t.unary(
+        "gather", R, [gidx](const Tensor& x) { return tc::gather(x, 1, gidx); }, "dim 1");
+    t.add1("gather", "dim 0, index smaller than self", leaf(R, {2, 3}), [](const Tensor& x) {
+      return tc::gather(x, 0, from({1, 0}, {1, 2}, ScalarType::Int64));
+    });
     const Tensor sidx = from({2, 0, 1, 1, 2, 0}, {2, 3}, ScalarType::Int64);  // a permutation per row
     t.add("scatter.src", "dim 1", {leaf(R, {2, 3}), leaf(Q, {2, 3})},
           [sidx](const V& v) { return V{tc::scatter(v[0], 1, sidx, v[1])}; });
-    t.add("scatter.src", "src larger than index", {leaf(R, {2, 3}), leaf(Q, {2, 3})},
-          [](const V& v) { return V{tc::scatter(v[0], 0, from({1, 0}, {1, 2}, ScalarType::Int64), v[1])}; });
+    t.add("scatter.src", "src larger than index", {leaf(R, {2, 3}), leaf(Q, {2, 3})}, [](const V& v) {
+      return V{tc::scatter(v[0], 0, from({1, 0}, {1, 2}, ScalarType::Int64), v[1])};
+    });
     t.unary("scatter.value", R, [](const Tensor& x) {
       return tc::scatter(x, 1, from({0, 2}, {2, 1}, ScalarType::Int64), Scalar(0.5));
     });
     t.add("scatter_add", "repeated index", {leaf(R, {2, 3}), leaf(Q, {2, 3})},
           [gidx](const V& v) { return V{tc::scatter_add(v[0], 1, gidx, v[1])}; });
-    t.add("scatter_add", "src larger than index", {leaf(R, {2, 3}), leaf(Q, {2, 3})},
-          [](const V& v) { return V{tc::scatter_add(v[0], 1, from({2, 2}, {1, 2}, ScalarType::Int64), v[1])}; });
+    t.add("scatter_add", "src larger than index", {leaf(R, {2, 3}), leaf(Q, {2, 3})}, [](const V& v) {
+      return V{tc::scatter_add(v[0], 1, from({2, 2}, {1, 2}, ScalarType::Int64), v[1])};
+    });
   }
-  t.unary("flip", R, [](const Tensor& x) { return tc::flip(x, {1}); }, "dim 1");
-  t.unary("flip", R, [](const Tensor& x) { return tc::flip(x, {0, -1}); }, "both dims");
-  t.unary("cumsum", R, [](const Tensor& x) { return tc::cumsum(x, 1); }, "dim 1");
-  t.unary("cumsum", R, [](const Tensor& x) { return tc::cumsum(x, 0); }, "dim 0");
-  t.unary("sort", R, [](const Tensor& x) { return std::get<0>(tc::sort(x, 1)); }, "dim 1");
-  t.unary("sort", R, [](const Tensor& x) { return std::get<0>(tc::sort(x, 0, true)); }, "dim 0, descending");
-  t.unary("topk", R, [](const Tensor& x) { return std::get<0>(tc::topk(x, 2, 1)); }, "k 2");
-  t.unary("topk", R, [](const Tensor& x) { return std::get<0>(tc::topk(x, 1, 0, false)); }, "smallest");
+  t.unary(
+      "flip", R, [](const Tensor& x) { return tc::flip(x, {1}); }, "dim 1");
+  t.unary(
+      "flip", R,
+      [](const Tensor& x) {
+        return tc::flip(x, {0, -1});
+      },
+      "both dims");
+  t.unary(
+      "cumsum", R, [](const Tensor& x) { return tc::cumsum(x, 1); }, "dim 1");
+  t.unary(
+      "cumsum", R, [](const Tensor& x) { return tc::cumsum(x, 0); }, "dim 0");
+  t.unary(
+      "sort", R, [](const Tensor& x) { return std::get<0>(tc::sort(x, 1)); }, "dim 1");
+  t.unary(
+      "sort", R, [](const Tensor& x) { return std::get<0>(tc::sort(x, 0, true)); }, "dim 0, descending");
+  t.unary(
+      "topk", R, [](const Tensor& x) { return std::get<0>(tc::topk(x, 2, 1)); }, "k 2");
+  t.unary(
+      "topk", R, [](const Tensor& x) { return std::get<0>(tc::topk(x, 1, 0, false)); }, "smallest");
   t.add("threshold_backward", "", {leaf(Q, {2, 3}), leaf(R, {2, 3})},
         [](const V& v) { return V{tc::threshold_backward(v[0], v[1], Scalar(0.0))}; });
   t.add("sigmoid_backward", "", {leaf(Q, {2, 3}), leaf(W, {2, 3})},
         [](const V& v) { return V{tc::sigmoid_backward(v[0], v[1])}; });
   t.add("tanh_backward", "", {leaf(Q, {2, 3}), leaf(U, {2, 3})},
         [](const V& v) { return V{tc::tanh_backward(v[0], v[1])}; });
-  t.add("gelu_backward", "self constant", {leaf(Q, {2, 3})},
-        [](const V& v) { return V{tc::gelu_backward(v[0], from(R, {2, 3}))}; });
+  t.add("gelu_backward", "self constant", {leaf(Q, {2, 3})}, [](const V& v) {
+    return V{tc::gelu_backward(v[0], from(R, {2, 3}))};
+  });
   return t.cases;
 }
 
@@ -605,7 +632,8 @@ const std::set<std::string> kSecondOrder = {
     "div.Tensor_mode", "pow.Tensor_Tensor", "pow.Tensor_Scalar", "pow.Scalar", "atan2", "fmod.Tensor",
     "remainder.Tensor", "maximum", "minimum", "where.self", "clamp", "lerp.Scalar", "lerp.Tensor", "copy",
     // views, shapes
-    "view", "expand", "transpose.int", "t", "permute", "squeeze.dim", "unsqueeze", "split.Tensor", "split_with_sizes", "unbind.int", "clone",
+    "view", "expand", "transpose.int", "t", "permute", "squeeze.dim", "unsqueeze", "split.Tensor", "split_with_sizes",
+    "unbind.int", "clone",
     // reductions
     "sum", "sum.dim_IntList", "mean", "mean.dim", "prod", "prod.dim_int", "amax", "max", "max.dim", "var", "var.dim",
     "var.correction", "std", "std.correction", "cat", "stack",
@@ -616,8 +644,8 @@ const std::set<std::string> kSecondOrder = {
     "nll_loss_backward", "mse_loss", "mse_loss_backward", "binary_cross_entropy_with_logits", "native_dropout",
     "threshold_backward", "sigmoid_backward", "tanh_backward",
     // indexing
-    "index_select", "index_copy", "index_add", "gather", "scatter.src", "scatter.value", "scatter_add",
-    "asinh", "acosh", "atanh", "flip", "cumsum", "sort", "topk"};
+    "index_select", "index_copy", "index_add", "gather", "scatter.src", "scatter.value", "scatter_add", "asinh",
+    "acosh", "atanh", "flip", "cumsum", "sort", "topk"};
 
 std::string describe(const Case& c) { return c.entry + (c.label.empty() ? "" : " [" + c.label + "]"); }
 

@@ -47,7 +47,8 @@ TEST(Index, IndexSelect) {
   EXPECT_EQ(shape(tc::index_select(x, 1, longs({}, {0}))), (V{3, 0}));
   std::string m = error_of([&] { tc::index_select(x, 0, longs({3}, {1})); }, ErrorCode::Index);
   EXPECT_NE(m.find("index_select: argument 'index' has value 3 at position 0, expected a value in [0, 3)"),
-            std::string::npos) << m;
+            std::string::npos)
+      << m;
   m = error_of([&] { tc::index_select(x, 2, longs({0}, {1})); }, ErrorCode::Index);
   EXPECT_NE(m.find("index_select"), std::string::npos) << m;
   m = error_of([&] { tc::index_select(x, 0, from({0}, {1}, ScalarType::Float32)); }, ErrorCode::Type);
@@ -60,12 +61,16 @@ TEST(Index, IndexCopyAndAdd) {
   const Tensor x = iota({2, 3});
   const Tensor src = from({10, 20, 30, 40}, {2, 2});
   EXPECT_EQ(values(tc::index_copy(x, 1, longs({2, 0}, {2}), src)), (D{20, 1, 10, 40, 4, 30}));
-  EXPECT_EQ(values(tc::index_add(x, 1, longs({2, 2}, {2}), src, Scalar(0.5))), (D{0, 1, 2 + 5 + 10, 3, 4, 5 + 15 + 20}));
+  EXPECT_EQ(values(tc::index_add(x, 1, longs({2, 2}, {2}), src, Scalar(0.5))),
+            (D{0, 1, 2 + 5 + 10, 3, 4, 5 + 15 + 20}));
   EXPECT_EQ(values(x), (D{0, 1, 2, 3, 4, 5}));  // functional: self untouched
   std::string m = error_of([&] { tc::index_add(x, 1, longs({0}, {1}), src); }, ErrorCode::InvalidArgument);
   EXPECT_NE(m.find("index_add: argument 'source' expected shape [2, 1]"), std::string::npos) << m;
-  m = error_of([&] { tc::index_copy(x, 1, longs({0, 1}, {2}), from({1, 2, 3, 4}, {2, 2}, ScalarType::Float32)); },
-               ErrorCode::Type);
+  m = error_of(
+      [&] {
+        tc::index_copy(x, 1, longs({0, 1}, {2}), from({1, 2, 3, 4}, {2, 2}, ScalarType::Float32));
+      },
+      ErrorCode::Type);
   EXPECT_NE(m.find("index_copy: argument 'source' expected dtype float64"), std::string::npos) << m;
   // In place: a failing call leaves self as it was.
   Tensor y = tc::clone(x);
@@ -87,12 +92,15 @@ TEST(Index, GatherScatter) {
   EXPECT_EQ(values(tc::scatter(x, 1, idx, Scalar(-1.0))), (D{-1, 1, -1, 3, -1, 5}));
   EXPECT_EQ(values(tc::scatter_add(x, 1, idx, src)), (D{20, 1, 12, 3, 4 + 30 + 40, 5}));
   std::string m = error_of([&] { tc::gather(x, 1, longs({3}, {1, 1})); }, ErrorCode::Index);
-  EXPECT_NE(m.find("gather: argument 'index' has value 3 at position 0, expected a value in [0, 3)"),
-            std::string::npos) << m;
+  EXPECT_NE(m.find("gather: argument 'index' has value 3 at position 0, expected a value in [0, 3)"), std::string::npos)
+      << m;
   m = error_of([&] { tc::gather(x, 1, longs({0}, {1})); }, ErrorCode::InvalidArgument);
   EXPECT_NE(m.find("gather: argument 'index' expected 2 dims (self's), got 1"), std::string::npos) << m;
-  m = error_of([&] { tc::scatter(x, 0, longs({0, 0, 0, 0}, {1, 4}), from({1, 2, 3, 4}, {1, 4})); },
-               ErrorCode::InvalidArgument);
+  m = error_of(
+      [&] {
+        tc::scatter(x, 0, longs({0, 0, 0, 0}, {1, 4}), from({1, 2, 3, 4}, {1, 4}));
+      },
+      ErrorCode::InvalidArgument);
   EXPECT_NE(m.find("scatter: argument 'index' has size 4 at dim 1, expected at most self's 3"), std::string::npos) << m;
   Tensor y = tc::clone(x);
   error_of([&] { y.scatter_(1, longs({0, 5}, {1, 2}), Scalar(9.0)); }, ErrorCode::Index);
@@ -138,8 +146,11 @@ TEST(Index, AdvancedIndexing) {
   // Errors name the op, the dim and the bound.
   std::string e = error_of([&] { tc::index(x, Indices{longs({3}, {1})}); }, ErrorCode::Index);
   EXPECT_NE(e.find("index: index 3 is out of bounds for dim 0 with size 3"), std::string::npos) << e;
-  e = error_of([&] { tc::index(x, Indices{std::nullopt, std::nullopt, std::nullopt, longs({0}, {1})}); },
-               ErrorCode::Index);
+  e = error_of(
+      [&] {
+        tc::index(x, Indices{std::nullopt, std::nullopt, std::nullopt, longs({0}, {1})});
+      },
+      ErrorCode::Index);
   EXPECT_NE(e.find("has 4 indices for a tensor of 3 dims"), std::string::npos) << e;
   e = error_of([&] { tc::index(x, Indices{from({1, 0}, {2}, ScalarType::Bool)}); }, ErrorCode::Index);
   EXPECT_NE(e.find("does not match self's shape [3, 4, 5] at dim 0"), std::string::npos) << e;
@@ -172,7 +183,8 @@ TEST(Index, IndexPut) {
   EXPECT_EQ(values(z), (D{0, 1, 2, 3, 4, 5}));
   e = error_of([&] { tc::index_put_(z, Indices{longs({0}, {1})}, from({1, 2}, {2})); }, ErrorCode::InvalidArgument);
   EXPECT_NE(e.find("index_put"), std::string::npos) << e;
-  e = error_of([&] { tc::index_put_(z, Indices{longs({0}, {1})}, from({1}, {1}, ScalarType::Float32)); }, ErrorCode::Type);
+  e = error_of([&] { tc::index_put_(z, Indices{longs({0}, {1})}, from({1}, {1}, ScalarType::Float32)); },
+               ErrorCode::Type);
   EXPECT_NE(e.find("index_put: argument 'values' expected dtype float64"), std::string::npos) << e;
   tc::index_put_(z, Indices{longs({1}, {1})}, from({7}, {}));
   EXPECT_EQ(values(z), (D{0, 1, 2, 7, 7, 7}));

@@ -156,7 +156,7 @@ TEST(Planner, TransposedInputsGiveTransposedOutput) {
 
 TEST(Planner, MixedLayoutsFollowTheOutputOrder) {
   Tensor base = make({1, 2, 3, 4, 5, 6}, {2, 3}, F32);
-  Tensor t = transpose2d(base);                        // logical [[1,4],[2,5],[3,6]]
+  Tensor t = transpose2d(base);                            // logical [[1,4],[2,5],[3,6]]
   Tensor c = make({10, 20, 30, 40, 50, 60}, {3, 2}, F32);  // contiguous
   Tensor out = empty_tensor({3, 2}, F32);
   add_out_cpu(t, c, 1, out);
@@ -428,7 +428,7 @@ TEST(Planner, CastLoopMatchesPyTorchConversions) {
 
 TEST(Planner, OneElementViewOfOutputIsPartialOverlap) {
   Tensor x = vec({1, 1, 1, 1});
-  Tensor first = make_view(x, {}, {}, 0);  // x[0]
+  Tensor first = make_view(x, {}, {}, 0);                                                  // x[0]
   EXPECT_EQ(error_of([&] { add_inplace_cpu(x, first, 1); }), ErrorCode::InvalidArgument);  // as PyTorch
   expect_values(x, {1, 1, 1, 1});
 }
@@ -502,7 +502,11 @@ TEST(Fill, ScalarTensorAndZero) {
   fill_inplace_cpu(expanded, Scalar(5.0));  // allowed, as in PyTorch
   expect_values(two, {5, 5});
   std::string msg;
-  EXPECT_EQ(error_of([&] { copy_inplace_cpu(expanded, make({1, 2, 3, 4, 5, 6}, {3, 2}, F32), false); }, &msg),
+  EXPECT_EQ(error_of(
+                [&] {
+                  copy_inplace_cpu(expanded, make({1, 2, 3, 4, 5, 6}, {3, 2}, F32), false);
+                },
+                &msg),
             ErrorCode::InvalidArgument);
   EXPECT_EQ(error_of([&] { fill_tensor_inplace_cpu(t, vec({1})); }, &msg), ErrorCode::InvalidArgument);
   EXPECT_NE(msg.find("0-dimension"), std::string::npos) << msg;

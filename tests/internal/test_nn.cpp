@@ -269,7 +269,9 @@ TEST(NnSoftmax, BackwardMatchesFiniteDifferences) {
     for (int64_t dim : {0, 1, 2}) {
       Tensor x = random({3, 4, 5}, F64, 10 + dim);
       Tensor w = random({3, 4, 5}, F64, 20 + dim);
-      auto fwd = [&](const Tensor& in) { return log ? tc::_log_softmax(in, dim, false) : tc::_softmax(in, dim, false); };
+      auto fwd = [&](const Tensor& in) {
+        return log ? tc::_log_softmax(in, dim, false) : tc::_softmax(in, dim, false);
+      };
       Tensor y = fwd(x);
       Tensor g = log ? tc::_log_softmax_backward_data(w, y, dim, F64) : tc::_softmax_backward_data(w, y, dim, F64);
       expect_values(g, numeric_grad([&] { return dot(w, fwd(x)); }, x), 0, 1e-7);
@@ -277,8 +279,8 @@ TEST(NnSoftmax, BackwardMatchesFiniteDifferences) {
       Tensor wp = tc::contiguous(tc::permute(w, {2, 1, 0}));
       Tensor yp = tc::contiguous(tc::permute(y, {2, 1, 0}));
       Tensor w_nc = tc::permute(wp, {2, 1, 0}), y_nc = tc::permute(yp, {2, 1, 0});
-      Tensor g2 = log ? tc::_log_softmax_backward_data(w_nc, y_nc, dim, F64)
-                      : tc::_softmax_backward_data(w_nc, y_nc, dim, F64);
+      Tensor g2 =
+          log ? tc::_log_softmax_backward_data(w_nc, y_nc, dim, F64) : tc::_softmax_backward_data(w_nc, y_nc, dim, F64);
       expect_values(g2, values(g), 1e-12, 1e-15);
     }
   }
@@ -297,22 +299,22 @@ TEST(NnSoftmax, BackwardMatchesFiniteDifferences) {
 
 TEST(NnSoftmax, BadInputs) {
   Tensor x = random({2, 3}, F32, 1);
-  EXPECT_EQ(error_naming("_softmax", "self", [&] { tc::_softmax(make_int({1, 2}, {2}), 0, false); }),
-            ErrorCode::Type);
+  EXPECT_EQ(error_naming("_softmax", "self", [&] { tc::_softmax(make_int({1, 2}, {2}), 0, false); }), ErrorCode::Type);
   EXPECT_EQ(error_naming("_softmax", "dim", [&] { tc::_softmax(x, 2, false); }), ErrorCode::Index);
   EXPECT_EQ(error_naming("_log_softmax", "dim", [&] { tc::_log_softmax(x, -3, false); }), ErrorCode::Index);
   EXPECT_EQ(error_naming("_softmax", "half_to_float", [&] { tc::_softmax(x, 1, true); }), ErrorCode::Type);
   EXPECT_EQ(error_naming("_softmax", "self", [&] { tc::softmax(make_int({1, 2}, {2}), 0); }), ErrorCode::Type);
   Tensor y = tc::_softmax(x, 1, false);
   EXPECT_EQ(error_naming("_softmax_backward_data", "output",
-                         [&] { tc::_softmax_backward_data(x, random({3, 2}, F32, 2), 1, F32); }),
+                         [&] {
+                           tc::_softmax_backward_data(x, random({3, 2}, F32, 2), 1, F32);
+                         }),
             ErrorCode::InvalidArgument);
-  EXPECT_EQ(error_naming("_softmax_backward_data", "output",
-                         [&] { tc::_softmax_backward_data(x, y.to(F64), 1, F32); }),
+  EXPECT_EQ(error_naming("_softmax_backward_data", "output", [&] { tc::_softmax_backward_data(x, y.to(F64), 1, F32); }),
             ErrorCode::Type);
-  EXPECT_EQ(error_naming("_log_softmax_backward_data", "input_dtype",
-                         [&] { tc::_log_softmax_backward_data(x, y, 1, F64); }),
-            ErrorCode::Type);
+  EXPECT_EQ(
+      error_naming("_log_softmax_backward_data", "input_dtype", [&] { tc::_log_softmax_backward_data(x, y, 1, F64); }),
+      ErrorCode::Type);
 }
 
 // ---- nll_loss ------------------------------------------------------------------------
@@ -431,10 +433,14 @@ TEST(NnNllLoss, BadInputs) {
   Tensor t = make_int({1, 2, 3}, {3});
   std::string msg;
   EXPECT_EQ(error_naming("nll_loss_forward", "target",
-                         [&] { tc::nll_loss_forward(x, make_int({1, 4, 0}, {3}), std::nullopt, kMean, -100); }),
+                         [&] {
+                           tc::nll_loss_forward(x, make_int({1, 4, 0}, {3}), std::nullopt, kMean, -100);
+                         }),
             ErrorCode::Index);
   EXPECT_EQ(error_naming("nll_loss_forward", "target",
-                         [&] { tc::nll_loss_forward(x, make_int({1, -1, 0}, {3}), std::nullopt, kNone, -100); }),
+                         [&] {
+                           tc::nll_loss_forward(x, make_int({1, -1, 0}, {3}), std::nullopt, kNone, -100);
+                         }),
             ErrorCode::Index);
   EXPECT_EQ(error_naming("nll_loss_backward", "target",
                          [&] {
@@ -443,39 +449,53 @@ TEST(NnNllLoss, BadInputs) {
                          }),
             ErrorCode::Index);
   EXPECT_EQ(error_naming("nll_loss_forward", "target",
-                         [&] { tc::nll_loss_forward(x, make({1, 2, 3}, {3}, F32), std::nullopt, kMean, -100); }),
+                         [&] {
+                           tc::nll_loss_forward(x, make({1, 2, 3}, {3}, F32), std::nullopt, kMean, -100);
+                         }),
             ErrorCode::Type);
   EXPECT_EQ(error_naming("nll_loss_forward", "target",
-                         [&] { tc::nll_loss_forward(x, make_int({1, 2, 3}, {3}, I32), std::nullopt, kMean, -100); }),
+                         [&] {
+                           tc::nll_loss_forward(x, make_int({1, 2, 3}, {3}, I32), std::nullopt, kMean, -100);
+                         }),
             ErrorCode::Type);
   EXPECT_EQ(error_naming("nll_loss_forward", "target",
-                         [&] { tc::nll_loss_forward(x, make_int({1, 2}, {2}), std::nullopt, kMean, -100); }),
+                         [&] {
+                           tc::nll_loss_forward(x, make_int({1, 2}, {2}), std::nullopt, kMean, -100);
+                         }),
             ErrorCode::InvalidArgument);
   EXPECT_EQ(error_naming("nll_loss_forward", "self",
-                         [&] { tc::nll_loss_forward(random({2, 2, 2}, F32, 1), t, std::nullopt, kMean, -100); }),
+                         [&] {
+                           tc::nll_loss_forward(random({2, 2, 2}, F32, 1), t, std::nullopt, kMean, -100);
+                         }),
             ErrorCode::InvalidArgument);
   EXPECT_EQ(error_naming("nll_loss_forward", "self",
-                         [&] { tc::nll_loss_forward(make_int({1, 2, 3}, {3}), make_int({1}, {}), std::nullopt, kMean, -100); }),
+                         [&] {
+                           tc::nll_loss_forward(make_int({1, 2, 3}, {3}), make_int({1}, {}), std::nullopt, kMean, -100);
+                         }),
             ErrorCode::Type);
   EXPECT_EQ(error_naming("nll_loss_forward", "weight",
-                         [&] { tc::nll_loss_forward(x, t, make({1, 2}, {2}, F32), kMean, -100); }),
-            ErrorCode::InvalidArgument);
-  EXPECT_EQ(error_naming("nll_loss_forward", "reduction",
-                         [&] { tc::nll_loss_forward(x, t, std::nullopt, 3, -100); }),
-            ErrorCode::InvalidArgument);
-  EXPECT_EQ(error_naming("nll_loss_backward", "grad_output",
                          [&] {
-                           tc::nll_loss_backward(make({1, 2}, {2}, F32), x, t, std::nullopt, kMean, -100,
-                                                 make({3}, {}, F32));
+                           tc::nll_loss_forward(x, t, make({1, 2}, {2}, F32), kMean, -100);
                          }),
             ErrorCode::InvalidArgument);
-  EXPECT_EQ(error_naming("nll_loss_backward", "total_weight",
-                         [&] {
-                           tc::nll_loss_backward(make({1}, {}, F32), x, t, std::nullopt, kMean, -100,
-                                                 make({3, 3}, {2}, F32));
-                         }),
+  EXPECT_EQ(error_naming("nll_loss_forward", "reduction", [&] { tc::nll_loss_forward(x, t, std::nullopt, 3, -100); }),
             ErrorCode::InvalidArgument);
-  EXPECT_EQ(error_naming("nll_loss", "target", [&] { tc::nll_loss(random({2, 3, 2}, F32, 1), t); }),
+  EXPECT_EQ(
+      error_naming("nll_loss_backward", "grad_output",
+                   [&] {
+                     tc::nll_loss_backward(make({1, 2}, {2}, F32), x, t, std::nullopt, kMean, -100, make({3}, {}, F32));
+                   }),
+      ErrorCode::InvalidArgument);
+  EXPECT_EQ(
+      error_naming("nll_loss_backward", "total_weight",
+                   [&] {
+                     tc::nll_loss_backward(make({1}, {}, F32), x, t, std::nullopt, kMean, -100, make({3, 3}, {2}, F32));
+                   }),
+      ErrorCode::InvalidArgument);
+  EXPECT_EQ(error_naming("nll_loss", "target",
+                         [&] {
+                           tc::nll_loss(random({2, 3, 2}, F32, 1), t);
+                         }),
             ErrorCode::InvalidArgument);
 }
 
@@ -534,11 +554,14 @@ TEST(NnCrossEntropy, ProbabilitiesAndLabelSmoothing) {
   }
   expect_values(tc::cross_entropy_loss(x, t, w, kNone, -100, eps), none, 1e-12);
   EXPECT_NEAR(value(tc::cross_entropy_loss(x, t, w, kSum, -100, eps)), (1 - eps) * sn + eps / 4 * ss, 1e-12);
-  EXPECT_NEAR(value(tc::cross_entropy_loss(x, t, w, kMean, -100, eps)), ((1 - eps) * sn + eps / 4 * ss) / wsum,
-              1e-12);
-  EXPECT_EQ(error_naming("cross_entropy_loss", "label_smoothing", [&] { tc::cross_entropy_loss(x, t, w, kMean, -100, 1.5); }),
-            ErrorCode::InvalidArgument);
-  EXPECT_EQ(error_naming("cross_entropy_loss", "target", [&] { tc::cross_entropy_loss(x, random({3, 5}, F64, 1)); }),
+  EXPECT_NEAR(value(tc::cross_entropy_loss(x, t, w, kMean, -100, eps)), ((1 - eps) * sn + eps / 4 * ss) / wsum, 1e-12);
+  EXPECT_EQ(
+      error_naming("cross_entropy_loss", "label_smoothing", [&] { tc::cross_entropy_loss(x, t, w, kMean, -100, 1.5); }),
+      ErrorCode::InvalidArgument);
+  EXPECT_EQ(error_naming("cross_entropy_loss", "target",
+                         [&] {
+                           tc::cross_entropy_loss(x, random({3, 5}, F64, 1));
+                         }),
             ErrorCode::InvalidArgument);
 }
 
@@ -551,8 +574,7 @@ TEST(NnMseLoss, ValuesAndBackward) {
     EXPECT_DOUBLE_EQ(value(tc::mse_loss(a, b, kSum)), 18);
     EXPECT_DOUBLE_EQ(value(tc::mse_loss(a, b)), 3);  // default: mean
     EXPECT_DOUBLE_EQ(value(tc::mse_loss(noncontig(a), noncontig(b))), 3);
-    expect_values(tc::mse_loss_backward(make({1}, {}, dt), a, b, kMean), {0, 4.0 / 6, -4.0 / 6, 0, 2.0 / 6, -1},
-                  1e-6);
+    expect_values(tc::mse_loss_backward(make({1}, {}, dt), a, b, kMean), {0, 4.0 / 6, -4.0 / 6, 0, 2.0 / 6, -1}, 1e-6);
   }
   for (int64_t red : {kNone, kMean, kSum}) {
     Tensor a = random({3, 4}, F64, 90), b = random({3, 4}, F64, 91);
@@ -604,10 +626,14 @@ TEST(NnBceWithLogits, ReferenceFormula) {
   }
   Tensor x = random({2, 3}, F32, 1);
   EXPECT_EQ(error_naming("binary_cross_entropy_with_logits", "target",
-                         [&] { tc::binary_cross_entropy_with_logits(x, random({3, 2}, F32, 2)); }),
+                         [&] {
+                           tc::binary_cross_entropy_with_logits(x, random({3, 2}, F32, 2));
+                         }),
             ErrorCode::InvalidArgument);
   EXPECT_EQ(error_naming("binary_cross_entropy_with_logits", "pos_weight",
-                         [&] { tc::binary_cross_entropy_with_logits(x, x, std::nullopt, random({2, 3, 1}, F32, 3)); }),
+                         [&] {
+                           tc::binary_cross_entropy_with_logits(x, x, std::nullopt, random({2, 3, 1}, F32, 3));
+                         }),
             ErrorCode::InvalidArgument);
 }
 
@@ -663,14 +689,16 @@ TEST(NnDropout, EdgeProbabilitiesAndEval) {
   manual_seed(7);
   expect_values(yd, values(std::get<0>(tc::native_dropout(x, 0.5, true))), 0);
   // Bad inputs.
-  EXPECT_EQ(error_naming("native_dropout", "p", [&] { tc::native_dropout(x, 1.5, true); }),
-            ErrorCode::InvalidArgument);
+  EXPECT_EQ(error_naming("native_dropout", "p", [&] { tc::native_dropout(x, 1.5, true); }), ErrorCode::InvalidArgument);
   EXPECT_EQ(error_naming("native_dropout", "p", [&] { tc::native_dropout(x, -0.1, false); }),
             ErrorCode::InvalidArgument);
   EXPECT_EQ(error_naming("native_dropout", "p", [&] { tc::native_dropout(x, kNaN, true); }),
             ErrorCode::InvalidArgument);
   EXPECT_EQ(error_naming("dropout", "p", [&] { tc::dropout(x, 2.0, false); }), ErrorCode::InvalidArgument);
-  EXPECT_EQ(error_naming("native_dropout", "input", [&] { tc::native_dropout(make_int({1, 2}, {2}), 0.5, true); }),
+  EXPECT_EQ(error_naming("native_dropout", "input",
+                         [&] {
+                           tc::native_dropout(make_int({1, 2}, {2}), 0.5, true);
+                         }),
             ErrorCode::Type);
   EXPECT_EQ(error_naming("native_dropout_backward", "mask", [&] { tc::native_dropout_backward(x, x, 2.0); }),
             ErrorCode::Type);
@@ -783,16 +811,20 @@ TEST(NnLayerNorm, BadInputs) {
                          [&] { tc::native_layer_norm(x, {3}, random({2}, F32, 2), std::nullopt, 1e-5); }),
             ErrorCode::InvalidArgument);
   EXPECT_EQ(error_naming("native_layer_norm", "bias",
-                         [&] { tc::native_layer_norm(x, {3}, std::nullopt, make_int({1, 2, 3}, {3}), 1e-5); }),
+                         [&] {
+                           tc::native_layer_norm(x, {3}, std::nullopt, make_int({1, 2, 3}, {3}), 1e-5);
+                         }),
             ErrorCode::Type);
   EXPECT_EQ(error_naming("native_layer_norm", "input",
-                         [&] { tc::native_layer_norm(make_int({1, 2}, {2}), {2}, std::nullopt, std::nullopt, 1e-5); }),
+                         [&] {
+                           tc::native_layer_norm(make_int({1, 2}, {2}), {2}, std::nullopt, std::nullopt, 1e-5);
+                         }),
             ErrorCode::Type);
   auto [o, m, r] = tc::native_layer_norm(x, {3}, std::nullopt, std::nullopt, 1e-5);
   EXPECT_EQ(error_naming("native_layer_norm_backward", "mean",
                          [&] {
-                           tc::native_layer_norm_backward(x, x, {3}, random({3}, F32, 3), r, std::nullopt,
-                                                          std::nullopt, {true, true, true});
+                           tc::native_layer_norm_backward(x, x, {3}, random({3}, F32, 3), r, std::nullopt, std::nullopt,
+                                                          {true, true, true});
                          }),
             ErrorCode::InvalidArgument);
   EXPECT_EQ(error_naming("native_layer_norm_backward", "grad_out",
@@ -867,11 +899,13 @@ TEST(NnEmbedding, DenseBackward) {
   Tensor w = random({5, 4}, F64, 141), g = random({2, 3, 4}, F64, 142);
   expect_values(tc::embedding_dense_backward(g, idx, 5, -1, false),
                 numeric_grad([&] { return dot(g, tc::embedding(w, idx)); }, w), 0, 1e-8);
-  EXPECT_EQ(error_naming("embedding_dense_backward", "indices",
-                         [&] { tc::embedding_dense_backward(g, idx, 3, -1, false); }),
-            ErrorCode::Index);
+  EXPECT_EQ(
+      error_naming("embedding_dense_backward", "indices", [&] { tc::embedding_dense_backward(g, idx, 3, -1, false); }),
+      ErrorCode::Index);
   EXPECT_EQ(error_naming("embedding_dense_backward", "grad_output",
-                         [&] { tc::embedding_dense_backward(random({2, 4}, F64, 1), idx, 5, -1, false); }),
+                         [&] {
+                           tc::embedding_dense_backward(random({2, 4}, F64, 1), idx, 5, -1, false);
+                         }),
             ErrorCode::InvalidArgument);
 }
 
@@ -896,10 +930,10 @@ TEST(NnLinear, MatchesReference) {
     Tensor x3nc = tc::permute(tc::contiguous(tc::permute(x3, {1, 0, 2})), {1, 0, 2});
     ASSERT_FALSE(x3nc.is_contiguous());
     const double tol = dt == F64 ? 1e-12 : 1e-5;
-    expect_values(tc::linear(x2, w, b), ref(x2, true), tol, tol);            // addmm
-    expect_values(tc::linear(x3, w, b), ref(x3, true), tol, tol);            // folded addmm
-    expect_values(tc::linear(x3nc, w, b), ref(x3, true), tol, tol);          // matmul + add
-    expect_values(tc::linear(x3, w), ref(x3, false), tol, tol);              // matmul
+    expect_values(tc::linear(x2, w, b), ref(x2, true), tol, tol);    // addmm
+    expect_values(tc::linear(x3, w, b), ref(x3, true), tol, tol);    // folded addmm
+    expect_values(tc::linear(x3nc, w, b), ref(x3, true), tol, tol);  // matmul + add
+    expect_values(tc::linear(x3, w), ref(x3, false), tol, tol);      // matmul
     expect_values(tc::linear(noncontig(x2), w), ref(x2, false), tol, tol);
     Tensor x1 = random({3}, dt, 154);
     expect_shape(tc::linear(x1, w, b), {4});
@@ -939,8 +973,7 @@ TEST(NnActivationBackward, MatchFiniteDifferences) {
   EXPECT_EQ(error_naming("sigmoid_backward", "grad_output",
                          [&] { tc::sigmoid_backward(make_int({1}, {1}), make_int({1}, {1})); }),
             ErrorCode::Type);
-  EXPECT_EQ(error_of([&] { tc::tanh_backward(random({2}, F32, 1), random({3}, F32, 1)); }),
-            ErrorCode::InvalidArgument);
+  EXPECT_EQ(error_of([&] { tc::tanh_backward(random({2}, F32, 1), random({3}, F32, 1)); }), ErrorCode::InvalidArgument);
 }
 
 }  // namespace

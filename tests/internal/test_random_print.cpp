@@ -68,7 +68,7 @@ Tensor make(const std::vector<double>& v, std::vector<int64_t> shape, ScalarType
   Tensor t = empty_tensor(shape, dt);
   char* p = static_cast<char*>(t.data_ptr());
   for (size_t i = 0; i < v.size(); ++i) {
-    Scalar s = dt == ScalarType::Bool ? Scalar(v[i] != 0)
+    Scalar s = dt == ScalarType::Bool   ? Scalar(v[i] != 0)
                : is_integral(dt, false) ? Scalar(int64_t(v[i]))
                                         : Scalar(v[i]);
     write_scalar(p + i * t.element_size(), dt, s);
@@ -120,12 +120,16 @@ std::pair<Tensor, Tensor> with_1_and_2_threads(F f) {
 // ---- Philox and the generator ------------------------------------------------
 
 TEST(Philox, Random123KnownAnswers) {
-  struct Kat { uint32_t ctr[4], key[2], out[4]; };
+  struct Kat {
+    uint32_t ctr[4], key[2], out[4];
+  };
   const Kat kats[] = {
       {{0, 0, 0, 0}, {0, 0}, {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}},
-      {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, {0xffffffff, 0xffffffff},
+      {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+       {0xffffffff, 0xffffffff},
        {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
-      {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, {0xa4093822, 0x299f31d0},
+      {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
+       {0xa4093822, 0x299f31d0},
        {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
   };
   for (const Kat& k : kats) {
@@ -380,10 +384,14 @@ TEST(RandomErrors, MessagesNameOpArgumentAndExpectation) {
   Tensor h = empty_cpu({4}, ScalarType::Float16, none);
   expect_error([&] { uniform_cpu_(h, 0, 1e6, none); }, ErrorCode::InvalidArgument, {"uniform_", "float16"});
   expect_error([&] { normal_cpu_(f, 0, -1, none); }, ErrorCode::InvalidArgument, {"normal_", "std", ">= 0"});
-  expect_error([&] { bernoulli_float_cpu_(f, 1.5, none); }, ErrorCode::InvalidArgument, {"bernoulli_", "'p'", "[0, 1]"});
+  expect_error([&] { bernoulli_float_cpu_(f, 1.5, none); }, ErrorCode::InvalidArgument,
+               {"bernoulli_", "'p'", "[0, 1]"});
   expect_error([&] { bernoulli_float_cpu_(f, -0.1, none); }, ErrorCode::InvalidArgument, {"bernoulli_"});
-  expect_error([&] { bernoulli_cpu(make({0.5, 1.5}, {2}, ScalarType::Float32), none); }, ErrorCode::InvalidArgument,
-               {"bernoulli", "self", "[0, 1]"});
+  expect_error(
+      [&] {
+        bernoulli_cpu(make({0.5, 1.5}, {2}, ScalarType::Float32), none);
+      },
+      ErrorCode::InvalidArgument, {"bernoulli", "self", "[0, 1]"});
   expect_error([&] { bernoulli_cpu(l, none); }, ErrorCode::Type, {"bernoulli", "self"});
   expect_error([&] { randint_low_cpu(3, 3, {2}, none, none, none); }, ErrorCode::InvalidArgument,
                {"randint", "high", "low"});
@@ -436,8 +444,7 @@ TEST(Factory, EmptyZerosOnesFull) {
   EXPECT_TRUE(std::signbit(read_element(big, 99999).to_double()));
   expect_error([&] { full_cpu({2}, int64_t(300), ScalarType::UInt8, none); }, ErrorCode::InvalidArgument,
                {"full", "fill_value", "uint8"});
-  expect_error([&] { full_cpu({2}, 1e6, ScalarType::Float16, none); }, ErrorCode::InvalidArgument,
-               {"full", "float16"});
+  expect_error([&] { full_cpu({2}, 1e6, ScalarType::Float16, none); }, ErrorCode::InvalidArgument, {"full", "float16"});
   expect_error([&] { full_cpu({2}, NAN, ScalarType::Int64, none); }, ErrorCode::InvalidArgument, {"full"});
   EXPECT_TRUE(std::isinf(read_element(full_cpu({1}, INFINITY, ScalarType::Float16, none), 0).to_double()));
   expect_error([&] { zeros_cpu({2, -1}, none, none); }, ErrorCode::InvalidArgument, {"size"});
@@ -539,79 +546,57 @@ struct PrintCase {
 
 // Generated with torch.tensor(values, dtype=...).reshape(shape) and repr().
 const PrintCase kPrintCases[] = {
-    {{1.0, 2.0, 3.0}, {3}, ScalarType::Float32,
-     "tensor([1., 2., 3.])"},
-    {{1, 2, 3, 4}, {2, 2}, ScalarType::Int64,
+    {{1.0, 2.0, 3.0}, {3}, ScalarType::Float32, "tensor([1., 2., 3.])"},
+    {{1, 2, 3, 4},
+     {2, 2},
+     ScalarType::Int64,
      "tensor([[1, 2],\n"
      "        [3, 4]])"},
-    {{3.5}, {}, ScalarType::Float32,
-     "tensor(3.5000)"},
-    {{}, {0, 3}, ScalarType::Float32,
-     "tensor([], size=(0, 3))"},
-    {{}, {0}, ScalarType::Int64,
-     "tensor([], dtype=torch.int64)"},
-    {{}, {0}, ScalarType::Float32,
-     "tensor([])"},
-    {{}, {2, 0, 3}, ScalarType::Float64,
-     "tensor([], size=(2, 0, 3), dtype=torch.float64)"},
-    {{1, 0}, {2}, ScalarType::Bool,
-     "tensor([ True, False])"},
-    {{1}, {}, ScalarType::Bool,
-     "tensor(True)"},
-    {{1.0, 2.0}, {2}, ScalarType::Float64,
-     "tensor([1., 2.], dtype=torch.float64)"},
-    {{0.12345, 1.5}, {2}, ScalarType::Float32,
-     "tensor([0.1235, 1.5000])"},
-    {{0.12345, -1.5, 100.25}, {3}, ScalarType::Float64,
-     "tensor([  0.1235,  -1.5000, 100.2500], dtype=torch.float64)"},
-    {{10000000000.0, 1.0}, {2}, ScalarType::Float32,
-     "tensor([1.0000e+10, 1.0000e+00])"},
-    {{1e-05, 1.0}, {2}, ScalarType::Float32,
-     "tensor([1.0000e-05, 1.0000e+00])"},
-    {{123456789.0, 1.0}, {2}, ScalarType::Float64,
-     "tensor([1.2346e+08, 1.0000e+00], dtype=torch.float64)"},
-    {{1000.0, 1.0}, {2}, ScalarType::Float32,
-     "tensor([1000.,    1.])"},
-    {{1001.0, 1.0}, {2}, ScalarType::Float32,
-     "tensor([1.0010e+03, 1.0000e+00])"},
-    {{1001.5, 1.0}, {2}, ScalarType::Float32,
-     "tensor([1.0015e+03, 1.0000e+00])"},
-    {{NAN, INFINITY, -INFINITY, 1.5}, {4}, ScalarType::Float32,
-     "tensor([   nan,    inf,   -inf, 1.5000])"},
-    {{NAN, 1.0}, {2}, ScalarType::Float32,
-     "tensor([nan, 1.])"},
-    {{NAN, -INFINITY}, {2}, ScalarType::Float32,
-     "tensor([nan, -inf])"},
-    {{0.0, 0.0}, {2}, ScalarType::Float32,
-     "tensor([0., 0.])"},
-    {{-0.0, 1.0}, {2}, ScalarType::Float32,
-     "tensor([-0., 1.])"},
-    {{-0.5, 0.0}, {2}, ScalarType::Float32,
-     "tensor([-0.5000,  0.0000])"},
-    {{1.5, 2.25}, {2}, ScalarType::Float16,
-     "tensor([1.5000, 2.2500], dtype=torch.float16)"},
-    {{1.5, 2.25}, {2}, ScalarType::BFloat16,
-     "tensor([1.5000, 2.2500], dtype=torch.bfloat16)"},
-    {{1.5}, {}, ScalarType::Float16,
-     "tensor(1.5000, dtype=torch.float16)"},
-    {{5}, {}, ScalarType::Int64,
-     "tensor(5)"},
-    {{-7}, {}, ScalarType::Int32,
-     "tensor(-7, dtype=torch.int32)"},
-    {{1, 200, 3}, {3}, ScalarType::UInt8,
-     "tensor([  1, 200,   3], dtype=torch.uint8)"},
-    {{-1, 20, 300}, {3}, ScalarType::Int16,
-     "tensor([ -1,  20, 300], dtype=torch.int16)"},
-    {{1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0}, {2, 2, 2}, ScalarType::Float32,
+    {{3.5}, {}, ScalarType::Float32, "tensor(3.5000)"},
+    {{}, {0, 3}, ScalarType::Float32, "tensor([], size=(0, 3))"},
+    {{}, {0}, ScalarType::Int64, "tensor([], dtype=torch.int64)"},
+    {{}, {0}, ScalarType::Float32, "tensor([])"},
+    {{}, {2, 0, 3}, ScalarType::Float64, "tensor([], size=(2, 0, 3), dtype=torch.float64)"},
+    {{1, 0}, {2}, ScalarType::Bool, "tensor([ True, False])"},
+    {{1}, {}, ScalarType::Bool, "tensor(True)"},
+    {{1.0, 2.0}, {2}, ScalarType::Float64, "tensor([1., 2.], dtype=torch.float64)"},
+    {{0.12345, 1.5}, {2}, ScalarType::Float32, "tensor([0.1235, 1.5000])"},
+    {{0.12345, -1.5, 100.25}, {3}, ScalarType::Float64, "tensor([  0.1235,  -1.5000, 100.2500], dtype=torch.float64)"},
+    {{10000000000.0, 1.0}, {2}, ScalarType::Float32, "tensor([1.0000e+10, 1.0000e+00])"},
+    {{1e-05, 1.0}, {2}, ScalarType::Float32, "tensor([1.0000e-05, 1.0000e+00])"},
+    {{123456789.0, 1.0}, {2}, ScalarType::Float64, "tensor([1.2346e+08, 1.0000e+00], dtype=torch.float64)"},
+    {{1000.0, 1.0}, {2}, ScalarType::Float32, "tensor([1000.,    1.])"},
+    {{1001.0, 1.0}, {2}, ScalarType::Float32, "tensor([1.0010e+03, 1.0000e+00])"},
+    {{1001.5, 1.0}, {2}, ScalarType::Float32, "tensor([1.0015e+03, 1.0000e+00])"},
+    {{NAN, INFINITY, -INFINITY, 1.5}, {4}, ScalarType::Float32, "tensor([   nan,    inf,   -inf, 1.5000])"},
+    {{NAN, 1.0}, {2}, ScalarType::Float32, "tensor([nan, 1.])"},
+    {{NAN, -INFINITY}, {2}, ScalarType::Float32, "tensor([nan, -inf])"},
+    {{0.0, 0.0}, {2}, ScalarType::Float32, "tensor([0., 0.])"},
+    {{-0.0, 1.0}, {2}, ScalarType::Float32, "tensor([-0., 1.])"},
+    {{-0.5, 0.0}, {2}, ScalarType::Float32, "tensor([-0.5000,  0.0000])"},
+    {{1.5, 2.25}, {2}, ScalarType::Float16, "tensor([1.5000, 2.2500], dtype=torch.float16)"},
+    {{1.5, 2.25}, {2}, ScalarType::BFloat16, "tensor([1.5000, 2.2500], dtype=torch.bfloat16)"},
+    {{1.5}, {}, ScalarType::Float16, "tensor(1.5000, dtype=torch.float16)"},
+    {{5}, {}, ScalarType::Int64, "tensor(5)"},
+    {{-7}, {}, ScalarType::Int32, "tensor(-7, dtype=torch.int32)"},
+    {{1, 200, 3}, {3}, ScalarType::UInt8, "tensor([  1, 200,   3], dtype=torch.uint8)"},
+    {{-1, 20, 300}, {3}, ScalarType::Int16, "tensor([ -1,  20, 300], dtype=torch.int16)"},
+    {{1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0},
+     {2, 2, 2},
+     ScalarType::Float32,
      "tensor([[[1., 2.],\n"
      "         [3., 4.]],\n"
      "\n"
      "        [[5., 6.],\n"
      "         [7., 8.]]])"},
-    {{1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, {1, 2, 3}, ScalarType::Float32,
+    {{1.0, 2.0, 3.0, 4.0, 5.0, 6.0},
+     {1, 2, 3},
+     ScalarType::Float32,
      "tensor([[[1., 2., 3.],\n"
      "         [4., 5., 6.]]])"},
-    {{0.0, 0.1, 0.2, 0.30000000000000004, 0.4, 0.5, 0.6000000000000001, 0.7000000000000001, 0.8, 0.9, 1.0, 1.1}, {2, 3, 2}, ScalarType::Float64,
+    {{0.0, 0.1, 0.2, 0.30000000000000004, 0.4, 0.5, 0.6000000000000001, 0.7000000000000001, 0.8, 0.9, 1.0, 1.1},
+     {2, 3, 2},
+     ScalarType::Float64,
      "tensor([[[0.0000, 0.1000],\n"
      "         [0.2000, 0.3000],\n"
      "         [0.4000, 0.5000]],\n"
@@ -619,32 +604,44 @@ const PrintCase kPrintCases[] = {
      "        [[0.6000, 0.7000],\n"
      "         [0.8000, 0.9000],\n"
      "         [1.0000, 1.1000]]], dtype=torch.float64)"},
-    {{1e-08, 2e-08, 1e+20}, {3}, ScalarType::Float32,
-     "tensor([1.0000e-08, 2.0000e-08, 1.0000e+20])"},
-    {{0.3333333333333333}, {}, ScalarType::Float64,
-     "tensor(0.3333, dtype=torch.float64)"},
-    {{2.5e-05}, {}, ScalarType::Float32,
-     "tensor(2.5000e-05)"},
-    {{0.0, 1.5, 3.0, 4.5, 6.0, 7.5, 9.0, 10.5, 12.0, 13.5, 15.0, 16.5, 18.0, 19.5, 21.0, 22.5, 24.0, 25.5, 27.0, 28.5, 30.0, 31.5, 33.0, 34.5, 36.0, 37.5, 39.0, 40.5, 42.0, 43.5}, {30}, ScalarType::Float32,
+    {{1e-08, 2e-08, 1e+20}, {3}, ScalarType::Float32, "tensor([1.0000e-08, 2.0000e-08, 1.0000e+20])"},
+    {{0.3333333333333333}, {}, ScalarType::Float64, "tensor(0.3333, dtype=torch.float64)"},
+    {{2.5e-05}, {}, ScalarType::Float32, "tensor(2.5000e-05)"},
+    {{0.0,  1.5,  3.0,  4.5,  6.0,  7.5,  9.0,  10.5, 12.0, 13.5, 15.0, 16.5, 18.0, 19.5, 21.0,
+      22.5, 24.0, 25.5, 27.0, 28.5, 30.0, 31.5, 33.0, 34.5, 36.0, 37.5, 39.0, 40.5, 42.0, 43.5},
+     {30},
+     ScalarType::Float32,
      "tensor([ 0.0000,  1.5000,  3.0000,  4.5000,  6.0000,  7.5000,  9.0000, 10.5000,\n"
      "        12.0000, 13.5000, 15.0000, 16.5000, 18.0000, 19.5000, 21.0000, 22.5000,\n"
      "        24.0000, 25.5000, 27.0000, 28.5000, 30.0000, 31.5000, 33.0000, 34.5000,\n"
      "        36.0000, 37.5000, 39.0000, 40.5000, 42.0000, 43.5000])"},
-    {{0.0, 1.0001, 2.0002, 3.0003, 4.0004, 5.0005, 6.0006, 7.0007, 8.0008, 9.0009, 10.001, 11.0011, 12.0012, 13.0013, 14.0014, 15.0015}, {16}, ScalarType::Float64,
+    {{0.0, 1.0001, 2.0002, 3.0003, 4.0004, 5.0005, 6.0006, 7.0007, 8.0008, 9.0009, 10.001, 11.0011, 12.0012, 13.0013,
+      14.0014, 15.0015},
+     {16},
+     ScalarType::Float64,
      "tensor([ 0.0000,  1.0001,  2.0002,  3.0003,  4.0004,  5.0005,  6.0006,  7.0007,\n"
      "         8.0008,  9.0009, 10.0010, 11.0011, 12.0012, 13.0013, 14.0014, 15.0015],\n"
      "       dtype=torch.float64)"},
-    {{0.0, 1.0001, 2.0002, 3.0003, 4.0004, 5.0005, 6.0006, 7.0007, 8.0008, 9.0009, 10.001, 11.0011, 12.0012, 13.0013, 14.0014, 15.0015, 16.0016}, {17}, ScalarType::Float64,
+    {{0.0, 1.0001, 2.0002, 3.0003, 4.0004, 5.0005, 6.0006, 7.0007, 8.0008, 9.0009, 10.001, 11.0011, 12.0012, 13.0013,
+      14.0014, 15.0015, 16.0016},
+     {17},
+     ScalarType::Float64,
      "tensor([ 0.0000,  1.0001,  2.0002,  3.0003,  4.0004,  5.0005,  6.0006,  7.0007,\n"
      "         8.0008,  9.0009, 10.0010, 11.0011, 12.0012, 13.0013, 14.0014, 15.0015,\n"
      "        16.0016], dtype=torch.float64)"},
-    {{0.0, 100000.5, 200001.0, 300001.5, 400002.0, 500002.5, 600003.0, 700003.5, 800004.0, 900004.5, 1000005.0, 1100005.5, 1200006.0, 1300006.5, 1400007.0, 1500007.5, 1600008.0, 1700008.5, 1800009.0, 1900009.5}, {4, 5}, ScalarType::Float64,
+    {{0.0,       100000.5,  200001.0,  300001.5,  400002.0,  500002.5,  600003.0,  700003.5,  800004.0,  900004.5,
+      1000005.0, 1100005.5, 1200006.0, 1300006.5, 1400007.0, 1500007.5, 1600008.0, 1700008.5, 1800009.0, 1900009.5},
+     {4, 5},
+     ScalarType::Float64,
      "tensor([[      0.0000,  100000.5000,  200001.0000,  300001.5000,  400002.0000],\n"
      "        [ 500002.5000,  600003.0000,  700003.5000,  800004.0000,  900004.5000],\n"
      "        [1000005.0000, 1100005.5000, 1200006.0000, 1300006.5000, 1400007.0000],\n"
      "        [1500007.5000, 1600008.0000, 1700008.5000, 1800009.0000, 1900009.5000]],\n"
      "       dtype=torch.float64)"},
-    {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39}, {40}, ScalarType::Int32,
+    {{0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
+      20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39},
+     {40},
+     ScalarType::Int32,
      "tensor([ 0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 10, 11, 12, 13, 14, 15, 16, 17,\n"
      "        18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35,\n"
      "        36, 37, 38, 39], dtype=torch.int32)"},
@@ -731,8 +728,7 @@ TEST(Print, Suffixes) {
   Tensor dev = tensor_from_blob(data, {2}, {}, ScalarType::Float32, Device(DeviceType::CUDA, 0), nullptr, nullptr);
   expect_error([&] { tensor_to_string(dev); }, ErrorCode::Device, {"cuda:0"});
   set_print_host_copy(DeviceType::CUDA, [](const Tensor& x) {
-    return tensor_from_blob(x.data_ptr(), x.sizes(), x.strides(), x.dtype(), Device(DeviceType::CPU), nullptr,
-                            nullptr);
+    return tensor_from_blob(x.data_ptr(), x.sizes(), x.strides(), x.dtype(), Device(DeviceType::CPU), nullptr, nullptr);
   });
   EXPECT_EQ(tensor_to_string(dev), "tensor([1., 2.], device='cuda:0')");
   Tensor dev64 = tensor_from_blob(data, {0}, {}, ScalarType::Int64, Device(DeviceType::CUDA, 0), nullptr, nullptr);

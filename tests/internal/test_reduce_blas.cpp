@@ -22,8 +22,8 @@ namespace N = tc::native;
 using Dims = std::vector<int64_t>;
 using Vals = std::vector<double>;
 constexpr ScalarType F32 = ScalarType::Float32, F64 = ScalarType::Float64, I64 = ScalarType::Int64,
-                     I32 = ScalarType::Int32, U8 = ScalarType::UInt8, B1 = ScalarType::Bool,
-                     F16 = ScalarType::Float16, BF16 = ScalarType::BFloat16;
+                     I32 = ScalarType::Int32, U8 = ScalarType::UInt8, B1 = ScalarType::Bool, F16 = ScalarType::Float16,
+                     BF16 = ScalarType::BFloat16;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // ---- helpers -----------------------------------------------------------------
@@ -44,10 +44,14 @@ Tensor random(const Dims& sizes, ScalarType dt, uint64_t seed) {
   for (auto& x : v) {
     s = s * 6364136223846793005ull + 1442695040888963407ull;
     double u = double(s >> 11) / double(1ull << 53);  // [0, 1)
-    if (dt == B1) x = u < 0.5;
-    else if (dt == U8) x = std::floor(u * 10);
-    else if (is_integral(dt, false)) x = std::floor(u * 21) - 10;
-    else x = std::round((u * 8 - 4) * 64) / 64;  // exact in half types
+    if (dt == B1)
+      x = u < 0.5;
+    else if (dt == U8)
+      x = std::floor(u * 10);
+    else if (is_integral(dt, false))
+      x = std::floor(u * 21) - 10;
+    else
+      x = std::round((u * 8 - 4) * 64) / 64;  // exact in half types
   }
   return make(v, sizes, dt);
 }
@@ -113,7 +117,8 @@ std::vector<Vals> groups(const Tensor& t, uint64_t mask) {
 }
 uint64_t mask_of(const Tensor& t, const Dims& dims) { return dim_mask(dims, t.dim(), "test"); }
 
-template <class F> Vals map_groups(const std::vector<Vals>& g, F f) {
+template <class F>
+Vals map_groups(const std::vector<Vals>& g, F f) {
   Vals out;
   for (const Vals& x : g) out.push_back(f(x));
   return out;
@@ -131,7 +136,8 @@ double ref_var(const Vals& x, double correction) {
   return double(m2 / std::max(0.0, double(x.size()) - correction));
 }
 
-template <class F> ErrorCode error_of(F f) {
+template <class F>
+ErrorCode error_of(F f) {
   try {
     f();
   } catch (const Error& e) {
@@ -139,7 +145,8 @@ template <class F> ErrorCode error_of(F f) {
   }
   return ErrorCode::Ok;
 }
-template <class F> std::string message_of(F f) {
+template <class F>
+std::string message_of(F f) {
   try {
     f();
   } catch (const Error& e) {
@@ -394,7 +401,7 @@ TEST(MinMax, MatchesReference) {
 
 TEST(MinMax, ArgmaxFlattenedAndTies) {
   Tensor x = make({1, 9, 3, 9, 0, -2}, {2, 3}, F32);
-  EXPECT_EQ(N::argmax_cpu(x, std::nullopt, false).item<int64_t>(), 1);      // first of the ties
+  EXPECT_EQ(N::argmax_cpu(x, std::nullopt, false).item<int64_t>(), 1);              // first of the ties
   EXPECT_EQ(N::argmax_cpu(transposed(x), std::nullopt, false).item<int64_t>(), 1);  // [[1,9],[9,0],[3,-2]]
   EXPECT_EQ(N::argmin_cpu(transposed(x), std::nullopt, false).item<int64_t>(), 5);
   Tensor k = N::argmax_cpu(x, std::nullopt, true);
@@ -653,7 +660,7 @@ TEST(Bmm, MatchesNaivePerBatch) {
     int64_t B = bmkn[0], m = bmkn[1], k = bmkn[2], n = bmkn[3];
     Tensor a = random({B, m, k}, F32, 60);
     Tensor bt = cpu::contiguous_of(permute(random({B, k, n}, F32, 61), {0, 2, 1}));  // [B, n, k]
-    Tensor b = permute(bt, {0, 2, 1});                                                 // transposed view
+    Tensor b = permute(bt, {0, 2, 1});                                               // transposed view
     Tensor c = N::bmm_cpu(a, b);
     expect_shape(c, {B, m, n});
     for (int64_t i = 0; i < B; ++i) {
@@ -663,11 +670,17 @@ TEST(Bmm, MatchesNaivePerBatch) {
       expect_values(slice(c, m, n), naive_mm(slice(a, m, k), slice(b, k, n)), 1e-5, 1e-3);
     }
   }
-  EXPECT_EQ(error_of([&] { N::bmm_cpu(random({2, 3, 4}, F32, 62), random({3, 4, 5}, F32, 63)); }),
+  EXPECT_EQ(error_of([&] {
+              N::bmm_cpu(random({2, 3, 4}, F32, 62), random({3, 4, 5}, F32, 63));
+            }),
             ErrorCode::InvalidArgument);
-  EXPECT_EQ(error_of([&] { N::bmm_cpu(random({2, 3, 4}, F32, 62), random({2, 5, 5}, F32, 63)); }),
+  EXPECT_EQ(error_of([&] {
+              N::bmm_cpu(random({2, 3, 4}, F32, 62), random({2, 5, 5}, F32, 63));
+            }),
             ErrorCode::InvalidArgument);
-  EXPECT_EQ(error_of([&] { N::bmm_cpu(random({3, 4}, F32, 62), random({4, 5}, F32, 63)); }),
+  EXPECT_EQ(error_of([&] {
+              N::bmm_cpu(random({3, 4}, F32, 62), random({4, 5}, F32, 63));
+            }),
             ErrorCode::InvalidArgument);
   EXPECT_EQ(error_of([&] { N::bmm_cpu(random({2, 3, 4}, F32, 62), random({2, 4, 5}, F64, 63)); }), ErrorCode::Type);
 }
@@ -684,8 +697,14 @@ TEST(Addmm, BetaAlphaBroadcastAndOut) {
   // beta = 0 ignores self entirely, NaN included.
   Tensor nan_self = make(Vals(800, kNaN), {40, 20}, F64);
   expect_values(N::addmm_cpu(nan_self, m1, m2, Scalar(0), Scalar(1)), prod, 1e-12, 1e-10);
-  expect_values(N::addmm_cpu(make({1}, {}, F64), m1, m2, Scalar(1), Scalar(1)),
-                [&] { Vals w = prod; for (double& x : w) x += 1; return w; }(), 1e-12, 1e-10);
+  expect_values(
+      N::addmm_cpu(make({1}, {}, F64), m1, m2, Scalar(1), Scalar(1)),
+      [&] {
+        Vals w = prod;
+        for (double& x : w) x += 1;
+        return w;
+      }(),
+      1e-12, 1e-10);
   Tensor i = N::addmm_cpu(make({1, 2}, {1, 2}, I64), make({1, 2, 3, 4}, {2, 2}, I64), make({1, 0, 0, 1}, {2, 2}, I64),
                           Scalar(int64_t(2)), Scalar(int64_t(3)));
   expect_values(i, {5, 10, 11, 16});

@@ -64,7 +64,8 @@ const char* const kCanonicalSignatures[] = {
     "native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, "
     "Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
     "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
-    "arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None) -> Tensor",
+    "arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None) -> "
+    "Tensor",
     "full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor",
     "item(Tensor self) -> Scalar",
     "dim(Tensor self) -> int",
@@ -480,7 +481,8 @@ const InvalidYaml kInvalidYaml[] = {
      "both-composite", 1},
     {"- func: f(Tensor self) -> Tensor\n  dispatch:\n    CPU: a\n    CompositeImplicitAutograd: b\n",
      "composite-with-backend", 1},
-    {"- func: ok(Tensor self) -> Tensor\n- func: f.x(Tensor self) -> Tensor\n- func: f.x(Tensor self, int a) -> Tensor\n",
+    {"- func: ok(Tensor self) -> Tensor\n- func: f.x(Tensor self) -> Tensor\n- func: f.x(Tensor self, int a) -> "
+     "Tensor\n",
      "duplicate-overload", 3},
     {"- func: f(Tensor self) -> Tensor\n  device_guard: yes\n", "bad-bool", 1},
     {"- func: f(Tensor self) -> Tensor\n  device_check: [true]\n", "bad-bool", 1},
@@ -535,9 +537,8 @@ TEST(OpsYaml, ReportsEveryErrorInFileOrder) {
 TEST(OpsYaml, DuplicateOverloadAcrossFiles) {
   std::vector<NativeFunction> fns;
   EXPECT_TRUE(load_native_functions("- func: relu(Tensor self) -> Tensor\n", "a.yaml", {}, &fns).empty());
-  const auto errors =
-      load_native_functions("- func: gelu(Tensor self) -> Tensor\n- func: relu(Tensor self) -> Tensor\n", "b.yaml",
-                            {}, &fns);
+  const auto errors = load_native_functions(
+      "- func: gelu(Tensor self) -> Tensor\n- func: relu(Tensor self) -> Tensor\n", "b.yaml", {}, &fns);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].rule, "duplicate-overload");
   EXPECT_EQ(errors[0].file, "b.yaml");
@@ -554,7 +555,8 @@ class KernelSources : public ::testing::Test {
     root_ = std::filesystem::temp_directory_path() /
             ("tc_test_schema_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
     std::filesystem::create_directories(root_ / "cpu" / "nested");
-    write("cpu/nested/add.cpp", "Tensor add_cpu (const Tensor& self,\n  const Tensor& other) { return mul_cpu_impl(self); }\n");
+    write("cpu/nested/add.cpp",
+          "Tensor add_cpu (const Tensor& self,\n  const Tensor& other) { return mul_cpu_impl(self); }\n");
     write("cpu/mm.cu", "Tensor mm_kernel\n(const Tensor& a);\n");
     write("cpu/decl.h", "// fill_cpu( is mentioned in a comment, which the rule counts\n");
     write("cpu/notes.txt", "sub_cpu(x)\n");  // not a source file

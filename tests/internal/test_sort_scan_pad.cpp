@@ -89,7 +89,8 @@ TEST(Shape, FlipRepeatPad) {
   EXPECT_EQ(shape(r), (V{2, 2, 6}));
   EXPECT_EQ(values(tc::select(r, 0, 1)), (D{1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6}));
   m = error_of([&] { x.repeat({2}); }, ErrorCode::InvalidArgument);
-  EXPECT_NE(m.find("repeat: argument 'repeats' has 1 entries, expected at least self's 2 dims"), std::string::npos) << m;
+  EXPECT_NE(m.find("repeat: argument 'repeats' has 1 entries, expected at least self's 2 dims"), std::string::npos)
+      << m;
 
   Tensor p = tc::constant_pad_nd(x, {1, 0, 0, 1}, Scalar(9.0));
   EXPECT_EQ(shape(p), (V{3, 4}));

@@ -148,18 +148,20 @@ TEST_F(Threads, SetGradWhileAccumulating) {
   Tensor x = leaf({1, 2}, {2});
   constexpr int kIters = 200;
   std::atomic<int> failures{0};
-  run_threads([&](int t) {
-    for (int i = 0; i < kIters; ++i) {
-      if (t == 0) {
-        ag::set_grad(x, (i % 2) ? Tensor() : tc::zeros({2}, ScalarType::Float64));
-      } else if (t == 1) {
-        Tensor g = ag::grad(x);
-        if (g.defined() && g.numel() != 2) failures++;
-      } else {
-        ag::backward({tc::sum(tc::mul(x, Scalar(3.0)))}, {}, false, false);
-      }
-    }
-  }, 4);
+  run_threads(
+      [&](int t) {
+        for (int i = 0; i < kIters; ++i) {
+          if (t == 0) {
+            ag::set_grad(x, (i % 2) ? Tensor() : tc::zeros({2}, ScalarType::Float64));
+          } else if (t == 1) {
+            Tensor g = ag::grad(x);
+            if (g.defined() && g.numel() != 2) failures++;
+          } else {
+            ag::backward({tc::sum(tc::mul(x, Scalar(3.0)))}, {}, false, false);
+          }
+        }
+      },
+      4);
   EXPECT_EQ(failures.load(), 0);
   ag::set_grad(x, Tensor());
   ag::backward({tc::sum(tc::mul(x, Scalar(3.0)))}, {}, false, false);

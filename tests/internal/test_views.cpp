@@ -67,7 +67,7 @@ void expect_view_of(const Tensor& v, const Tensor& base) {
   EXPECT_EQ(v.storage()->data(), base.storage()->data());
   EXPECT_EQ(v.impl()->version_counter().get(), base.impl()->version_counter().get());
   const uint32_t before = base.version();
-  v.bump_version();  // a write through the view...
+  v.bump_version();                       // a write through the view...
   EXPECT_EQ(base.version(), before + 1);  // ...is seen on the base
   EXPECT_EQ(v.dtype(), base.dtype());
 }
@@ -109,8 +109,9 @@ TEST(View, ScalarsAndEmpty) {
   expect_meta(nat::view(nat::view(s, {1, 1}), {}), {}, {}, 0);
   Tensor e = arange({0, 3});
   expect_meta(nat::view(e, {3, 0}), {3, 0}, {1, 1}, 0);
-  expect_error(ErrorCode::InvalidArgument, "view: argument 'size' [-1, 0] is invalid for input of size 0",
-               [&] { nat::view(e, {-1, 0}); });
+  expect_error(ErrorCode::InvalidArgument, "view: argument 'size' [-1, 0] is invalid for input of size 0", [&] {
+    nat::view(e, {-1, 0});
+  });
 }
 
 TEST(View, NonContiguousInputs) {
@@ -138,13 +139,15 @@ TEST(View, NonContiguousInputs) {
 
 TEST(View, BadSizes) {
   Tensor x = arange({2, 3});
-  expect_error(ErrorCode::InvalidArgument, "view: argument 'size' [4, 2] is invalid for input of size 6",
-               [&] { nat::view(x, {4, 2}); });
+  expect_error(ErrorCode::InvalidArgument, "view: argument 'size' [4, 2] is invalid for input of size 6", [&] {
+    nat::view(x, {4, 2});
+  });
   expect_error(ErrorCode::InvalidArgument, "only one dimension can be inferred", [&] { nat::view(x, {-1, -1}); });
   expect_error(ErrorCode::InvalidArgument, "argument 'size' has an invalid size -2", [&] { nat::view(x, {-2, -3}); });
   expect_error(ErrorCode::InvalidArgument, "is invalid for input of size 6", [&] { nat::view(x, {-1, 4}); });
-  expect_error(ErrorCode::InvalidArgument, "is invalid for input of size 6",
-               [&] { nat::view(x, {int64_t(1) << 62, 8, -1}); });
+  expect_error(ErrorCode::InvalidArgument, "is invalid for input of size 6", [&] {
+    nat::view(x, {int64_t(1) << 62, 8, -1});
+  });
 }
 
 // ---- alias, as_strided ------------------------------------------------------
@@ -178,8 +181,9 @@ TEST(AsStrided, OutOfBounds) {
                [&] { nat::as_strided(x, {12}, {1}, 1); });
   expect_error(ErrorCode::InvalidArgument, "out of bounds", [&] { nat::as_strided(x, {4, 4}, {4, 1}, 0); });
   expect_error(ErrorCode::InvalidArgument, "out of bounds", [&] { nat::as_strided(x, {}, {}, 12); });
-  expect_error(ErrorCode::InvalidArgument, "more than int64",
-               [&] { nat::as_strided(x, {3, 3}, {INT64_MAX / 2, INT64_MAX / 2}, 0); });
+  expect_error(ErrorCode::InvalidArgument, "more than int64", [&] {
+    nat::as_strided(x, {3, 3}, {INT64_MAX / 2, INT64_MAX / 2}, 0);
+  });
   expect_error(ErrorCode::InvalidArgument, "argument 'stride' expected non-negative",
                [&] { nat::as_strided(x, {2}, {-1}, 3); });
   expect_error(ErrorCode::InvalidArgument, "argument 'storage_offset'", [&] { nat::as_strided(x, {1}, {1}, -1); });
@@ -204,13 +208,17 @@ TEST(Expand, Broadcasts) {
 
 TEST(Expand, Errors) {
   Tensor x = arange({3, 1});
-  expect_error(ErrorCode::InvalidArgument, "must match the existing size (3) at non-singleton dimension 0",
-               [&] { nat::expand(x, {4, 2}, false); });
+  expect_error(ErrorCode::InvalidArgument, "must match the existing size (3) at non-singleton dimension 0", [&] {
+    nat::expand(x, {4, 2}, false);
+  });
   expect_error(ErrorCode::InvalidArgument, "the number of sizes provided (1)", [&] { nat::expand(x, {3}, false); });
-  expect_error(ErrorCode::InvalidArgument, "leading, non-existing dimension", [&] { nat::expand(x, {-1, 3, 1}, false); });
+  expect_error(ErrorCode::InvalidArgument, "leading, non-existing dimension", [&] {
+    nat::expand(x, {-1, 3, 1}, false);
+  });
   expect_error(ErrorCode::InvalidArgument, "invalid size -2", [&] { nat::expand(x, {3, -2}, false); });
-  expect_error(ErrorCode::OutOfMemory, "int64",
-               [&] { nat::expand(x, {int64_t(1) << 40, 3, int64_t(1) << 40}, false); });
+  expect_error(ErrorCode::OutOfMemory, "int64", [&] {
+    nat::expand(x, {int64_t(1) << 40, 3, int64_t(1) << 40}, false);
+  });
 }
 
 // ---- transpose, t, permute --------------------------------------------------
@@ -243,8 +251,9 @@ TEST(T, UpToTwoDims) {
   expect_view_of(rv, r);
   expect_meta(rv, {4}, {1}, 0);
   expect_meta(nat::t(arange({})), {}, {}, 0);
-  expect_error(ErrorCode::InvalidArgument, "t: expected a tensor with <= 2 dimensions, but self is 3-D",
-               [&] { nat::t(arange({1, 2, 3})); });
+  expect_error(ErrorCode::InvalidArgument, "t: expected a tensor with <= 2 dimensions, but self is 3-D", [&] {
+    nat::t(arange({1, 2, 3}));
+  });
 }
 
 TEST(Permute, ReordersDims) {
@@ -311,7 +320,7 @@ TEST(Slice, PythonSemantics) {
   EXPECT_EQ(values(nat::slice_Tensor(x, 1, 1, 3, 1)), (D{1, 2, 5, 6, 9, 10, 13, 14, 17, 18}));
   expect_meta(nat::slice_Tensor(x, 0, std::nullopt, std::nullopt, 1), {5, 4}, {4, 1}, 0);
   expect_meta(nat::slice_Tensor(x, -1, -3, -1, 1), {5, 2}, {4, 1}, 1);
-  expect_meta(nat::slice_Tensor(x, 0, -100, 100, 1), {5, 4}, {4, 1}, 0);        // clamped
+  expect_meta(nat::slice_Tensor(x, 0, -100, 100, 1), {5, 4}, {4, 1}, 0);         // clamped
   expect_meta(nat::slice_Tensor(x, 0, 3, 1, 1), {0, 4}, {4, 1}, 12);             // end < start: empty
   expect_meta(nat::slice_Tensor(x, 0, 7, std::nullopt, 1), {0, 4}, {4, 1}, 20);  // start past the end
   expect_meta(nat::slice_Tensor(x, 0, 0, INT64_MIN, 1), {0, 4}, {4, 1}, 0);
@@ -380,11 +389,13 @@ TEST(SplitWithSizes, GivenPieces) {
   expect_meta(parts[1], {0, 2}, {2, 1}, 2);
   expect_meta(parts[2], {4, 2}, {2, 1}, 2);
   for (auto& p : parts) expect_view_of(p, x);
-  expect_error(ErrorCode::InvalidArgument, "argument 'split_sizes' [2, 2] must sum exactly to 5",
-               [&] { nat::split_with_sizes(x, {2, 2}, 0); });
+  expect_error(ErrorCode::InvalidArgument, "argument 'split_sizes' [2, 2] must sum exactly to 5", [&] {
+    nat::split_with_sizes(x, {2, 2}, 0);
+  });
   expect_error(ErrorCode::InvalidArgument, "non-negative entries", [&] { nat::split_with_sizes(x, {6, -1}, 0); });
-  expect_error(ErrorCode::InvalidArgument, "must sum exactly",
-               [&] { nat::split_with_sizes(x, {INT64_MAX, INT64_MAX, 7}, 0); });
+  expect_error(ErrorCode::InvalidArgument, "must sum exactly", [&] {
+    nat::split_with_sizes(x, {INT64_MAX, INT64_MAX, 7}, 0);
+  });
 }
 
 TEST(Unbind, EveryIndex) {
@@ -420,7 +431,8 @@ TEST(Diagonal, Offsets) {
   expect_meta(nat::diagonal(y, 1, -1, 0), {3, 1}, {4, 13}, 12);
   expect_error(ErrorCode::InvalidArgument, "'dim1' and 'dim2' cannot be the same dimension (1)",
                [&] { nat::diagonal(y, 0, 1, -2); });
-  expect_error(ErrorCode::Index, "diagonal: argument 'dim2' (1) is out of range", [&] { nat::diagonal(arange({3}), 0, 0, 1); });
+  expect_error(ErrorCode::Index, "diagonal: argument 'dim2' (1) is out of range",
+               [&] { nat::diagonal(arange({3}), 0, 0, 1); });
 }
 
 TEST(Unfold, Windows) {
@@ -438,8 +450,10 @@ TEST(Unfold, Windows) {
   expect_meta(nat::unfold(arange({}), 0, 1, 1), {1}, {1}, 0);
   expect_error(ErrorCode::InvalidArgument, "argument 'size' (8) exceeds the size 7 of dimension 0",
                [&] { nat::unfold(x, 0, 8, 1); });
-  expect_error(ErrorCode::InvalidArgument, "argument 'step' expected a positive value", [&] { nat::unfold(x, 0, 2, 0); });
-  expect_error(ErrorCode::InvalidArgument, "argument 'size' expected a non-negative", [&] { nat::unfold(x, 0, -1, 1); });
+  expect_error(ErrorCode::InvalidArgument, "argument 'step' expected a positive value",
+               [&] { nat::unfold(x, 0, 2, 0); });
+  expect_error(ErrorCode::InvalidArgument, "argument 'size' expected a non-negative",
+               [&] { nat::unfold(x, 0, -1, 1); });
   expect_error(ErrorCode::Index, "unfold: argument 'dimension' (1)", [&] { nat::unfold(x, 1, 1, 1); });
 }
 
@@ -447,8 +461,8 @@ TEST(Unfold, Windows) {
 TEST(Views, WritesAreShared) {
   Tensor x = arange({3, 4});
   Tensor col = nat::select_int(nat::transpose_int(x, 0, 1), 0, 2);  // x[:, 2]
-  for (int64_t i = 0; i < 3; ++i) write_scalar(static_cast<float*>(col.data_ptr()) + i * col.stride(0),
-                                               ScalarType::Float32, Scalar(-1.0));
+  for (int64_t i = 0; i < 3; ++i)
+    write_scalar(static_cast<float*>(col.data_ptr()) + i * col.stride(0), ScalarType::Float32, Scalar(-1.0));
   EXPECT_EQ(values(x), (D{0, 1, -1, 3, 4, 5, -1, 7, 8, 9, -1, 11}));
 }
 
@@ -586,4 +600,3 @@ TEST(Resize, ExternalMemoryCannotGrow) {
 }
 
 }  // namespace
-

@@ -15,7 +15,10 @@ using tensorc::autograd::AutogradContext;
 using tensorc::autograd::variable_list;
 
 namespace {
-template <class T> std::vector<T> vals(const Tensor& t) { return t.contiguous().to_vector<T>(); }
+template <class T>
+std::vector<T> vals(const Tensor& t) {
+  return t.contiguous().to_vector<T>();
+}
 }  // namespace
 
 TEST(Autograd, BackwardAndGrad) {
@@ -44,7 +47,7 @@ TEST(Autograd, RetainGraphAndErrors) {
   y.backward(Tensor(), true);
   y.backward();  // the graph was retained
   EXPECT_EQ(vals<float>(w.grad()), (std::vector<float>{8}));
-  EXPECT_THROW(y.backward(), RuntimeError);  // freed now
+  EXPECT_THROW(y.backward(), RuntimeError);                // freed now
   EXPECT_THROW(ones({2}).sum().backward(), RuntimeError);  // nothing requires grad
 }
 
@@ -93,8 +96,7 @@ TEST(Autograd, GradModeGuards) {
   try {
     NoGradGuard ng;
     throw std::runtime_error("x");
-  } catch (const std::runtime_error&) {
-  }
+  } catch (const std::runtime_error&) {}
   EXPECT_TRUE(GradMode::is_enabled());
 }
 

@@ -15,10 +15,14 @@ using namespace tensorc;
 using namespace tensorc::indexing;
 
 namespace {
-template <class T> std::vector<T> vals(const Tensor& t) { return t.contiguous().to_vector<T>(); }
+template <class T>
+std::vector<T> vals(const Tensor& t) {
+  return t.contiguous().to_vector<T>();
+}
 
 // accessor() compiles on lvalues only (a temporary's accessor would dangle).
-template <class T, class = void> struct can_access : std::false_type {};
+template <class T, class = void>
+struct can_access : std::false_type {};
 template <class T>
 struct can_access<T, std::void_t<decltype(std::declval<T>().template accessor<float, 1>())>> : std::true_type {};
 static_assert(can_access<Tensor&>::value && can_access<const Tensor&>::value, "accessor on an lvalue");
@@ -50,7 +54,7 @@ TEST(Scalar, UnsignedAboveInt64MaxThrowsInsteadOfWrapping) {
   EXPECT_THROW(Scalar{std::numeric_limits<uint64_t>::max()}, InvalidArgumentError);
   Tensor t = tensor<int64_t>({1});
   EXPECT_THROW(t + big, InvalidArgumentError);  // not t + (-9223372036854775808)
-  static_assert(noexcept(Scalar(1)) && noexcept(Scalar(1u)) && noexcept(Scalar(1.0)), "");
+  static_assert(noexcept(Scalar(1))&& noexcept(Scalar(1u))&& noexcept(Scalar(1.0)), "");
   static_assert(!noexcept(Scalar(uint64_t(1))), "");
 }
 
@@ -79,7 +83,8 @@ TEST(Operators, ScalarDividedByTensorIsADivision) {
   // a * (1 / b) rounds twice: 3 * (1 / 7.f) != 3 / 7.f.
   EXPECT_EQ(vals<float>(3 / full({1}, 7.0f)), std::vector<float>{3.0f / 7.0f});
   for (int a = 1; a < 20; ++a)
-    for (int b = 1; b < 50; ++b) ASSERT_EQ((a / full({1}, float(b))).item<float>(), float(a) / float(b)) << a << "/" << b;
+    for (int b = 1; b < 50; ++b)
+      ASSERT_EQ((a / full({1}, float(b))).item<float>(), float(a) / float(b)) << a << "/" << b;
   EXPECT_EQ(vals<double>(1 / full({1}, 3.0, kFloat64)), std::vector<double>{1.0 / 3.0});
   // The dtype follows a Scalar's promotion, then div's true division.
   Tensor i = tensor<int64_t>({2, 4});
@@ -141,9 +146,9 @@ TEST(Errors, MessageSurvivesUserCodeOnTheFailurePath) {
   bool destroyed = false, called = false;
   {
     auto deleter = [&destroyed, &called, guard = std::shared_ptr<void>(nullptr, [&destroyed](void*) {
-                      destroyed = true;
-                      tc_error_set(TC_ERROR_INTERNAL, "clobbered by a destructor");
-                    })](void*) { called = true; };
+                                           destroyed = true;
+                                           tc_error_set(TC_ERROR_INTERNAL, "clobbered by a destructor");
+                                         })](void*) { called = true; };
     float buf[2] = {1, 2};
     try {
       from_blob(buf, {-2}, std::move(deleter));

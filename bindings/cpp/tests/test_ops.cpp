@@ -12,15 +12,18 @@
 using namespace tensorc;
 
 namespace {
-template <class T> std::vector<T> vals(const Tensor& t) { return t.contiguous().to_vector<T>(); }
+template <class T>
+std::vector<T> vals(const Tensor& t) {
+  return t.contiguous().to_vector<T>();
+}
 }  // namespace
 
 TEST(Ops, DefaultsAndOverloads) {
   Tensor a = tensor({1.0f, 2.0f}), b = tensor({10.0f, 20.0f});
-  EXPECT_EQ(vals<float>(add(a, b)), (std::vector<float>{11, 22}));          // alpha defaults to 1
-  EXPECT_EQ(vals<float>(add(a, b, 2)), (std::vector<float>{21, 42}));       // alpha given
-  EXPECT_EQ(vals<float>(add(a, 3)), (std::vector<float>{4, 5}));            // add.Scalar
-  EXPECT_EQ(vals<float>(a.add(b, 0.5)), (std::vector<float>{6, 12}));       // the method
+  EXPECT_EQ(vals<float>(add(a, b)), (std::vector<float>{11, 22}));     // alpha defaults to 1
+  EXPECT_EQ(vals<float>(add(a, b, 2)), (std::vector<float>{21, 42}));  // alpha given
+  EXPECT_EQ(vals<float>(add(a, 3)), (std::vector<float>{4, 5}));       // add.Scalar
+  EXPECT_EQ(vals<float>(a.add(b, 0.5)), (std::vector<float>{6, 12}));  // the method
   EXPECT_EQ(vals<float>(sub(b, a, 2)), (std::vector<float>{8, 16}));
   EXPECT_EQ(vals<float>(div(b, tensor({3.0f, 3.0f}), "floor")), (std::vector<float>{3, 6}));  // str? argument
   EXPECT_EQ(vals<float>(div(b, 3.0, std::nullopt)), vals<float>(b / 3.0));
@@ -37,12 +40,12 @@ TEST(Ops, DefaultsAndOverloads) {
 TEST(Ops, ReductionsWithIntLists) {
   Tensor t = arange(6, kFloat32).view({2, 3});
   EXPECT_EQ(t.sum().item<float>(), 15);
-  EXPECT_EQ(vals<float>(t.sum(1)), (std::vector<float>{3, 12}));       // a single int is a list of one
+  EXPECT_EQ(vals<float>(t.sum(1)), (std::vector<float>{3, 12}));  // a single int is a list of one
   EXPECT_EQ(vals<float>(t.sum({0})), (std::vector<float>{3, 5, 7}));
   EXPECT_EQ(t.sum({0, 1}).item<float>(), 15);
-  EXPECT_EQ(t.sum({1}, true).sizes(), (std::vector<int64_t>{2, 1}));  // keepdim
+  EXPECT_EQ(t.sum({1}, true).sizes(), (std::vector<int64_t>{2, 1}));      // keepdim
   EXPECT_EQ(t.sum(OptionalIntArrayRef(std::nullopt)).item<float>(), 15);  // None: every dim
-  EXPECT_EQ(t.sum(kFloat64).scalar_type(), kFloat64);                 // sum(self, *, dtype)
+  EXPECT_EQ(t.sum(kFloat64).scalar_type(), kFloat64);                     // sum(self, *, dtype)
   std::vector<int64_t> dims{0};
   EXPECT_EQ(vals<float>(sum(t, dims)), (std::vector<float>{3, 5, 7}));
   EXPECT_EQ(t.mean().item<float>(), 2.5);

@@ -12,7 +12,10 @@ using namespace tensorc;
 using namespace tensorc::indexing;
 
 namespace {
-template <class T> std::vector<T> vals(const Tensor& t) { return t.contiguous().to_vector<T>(); }
+template <class T>
+std::vector<T> vals(const Tensor& t) {
+  return t.contiguous().to_vector<T>();
+}
 }  // namespace
 
 TEST(Tensor, Metadata) {
@@ -76,7 +79,8 @@ TEST(Tensor, FromBlobDeleterNotCalledOnFailure) {
   EXPECT_FALSE(called);
   {
     auto* heap = new std::vector<double>(3, 2.0);
-    Tensor t = from_blob(heap->data(), {3}, [heap](void*) { delete heap; }, kFloat64);
+    Tensor t = from_blob(
+        heap->data(), {3}, [heap](void*) { delete heap; }, kFloat64);
     EXPECT_DOUBLE_EQ(t.sum().item<double>(), 6.0);
   }  // freed by the deleter (LeakSanitizer checks)
 }
@@ -131,8 +135,8 @@ TEST(Tensor, Accessor) {
 
 TEST(Tensor, Printing) {
   std::ostringstream os;
-  os << tensor({1.0f, 2.0f}) << ' ' << kFloat64 << ' ' << Device(kCPU) << ' ' << Device(kCUDA, 1) << ' '
-     << Scalar(3) << ' ' << IntArrayRef({2, 3});
+  os << tensor({1.0f, 2.0f}) << ' ' << kFloat64 << ' ' << Device(kCPU) << ' ' << Device(kCUDA, 1) << ' ' << Scalar(3)
+     << ' ' << IntArrayRef({2, 3});
   EXPECT_EQ(os.str(), "tensor([1., 2.]) float64 cpu cuda:1 3 [2, 3]");
   EXPECT_EQ(Tensor().to_string(), "[ Tensor (undefined) ]");
   // Longer than the first buffer: the retry path.
@@ -151,8 +155,7 @@ TEST(Tensor, Indexing) {
   EXPECT_EQ(t.index({"...", 1}).sizes(), (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(t.index({None, Ellipsis, None}).sizes(), (std::vector<int64_t>{1, 2, 3, 4, 1}));
   EXPECT_EQ(t.index({1, Slice(1, None), Slice(None, None, 2)}).sizes(), (std::vector<int64_t>{2, 2}));
-  EXPECT_EQ(vals<int64_t>(t.index({1, Slice(1, None), Slice(None, None, 2)})),
-            (std::vector<int64_t>{16, 18, 20, 22}));
+  EXPECT_EQ(vals<int64_t>(t.index({1, Slice(1, None), Slice(None, None, 2)})), (std::vector<int64_t>{16, 18, 20, 22}));
   EXPECT_EQ(t.index({-1, -1, -1}).item<int64_t>(), 23);
   EXPECT_EQ(vals<int64_t>(t.index({0, 0, Slice(-2)})), (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(t.index({}).sizes(), t.sizes());
@@ -269,7 +272,7 @@ TEST(Tensor, AdvancedIndexing) {
   EXPECT_EQ(t.index({rows}).sizes(), (std::vector<int64_t>{2, 4}));
   EXPECT_EQ(vals<int64_t>(t.index({rows, 1})), (std::vector<int64_t>{9, 1}));
   EXPECT_EQ(vals<int64_t>(t.index({Slice(), rows})), (std::vector<int64_t>{2, 0, 6, 4, 10, 8}));  // dim 1
-  EXPECT_EQ(vals<int64_t>(t.index({t > 8})), (std::vector<int64_t>{9, 10, 11}));  // a bool mask
+  EXPECT_EQ(vals<int64_t>(t.index({t > 8})), (std::vector<int64_t>{9, 10, 11}));                  // a bool mask
   EXPECT_EQ(vals<int64_t>(t.index({Slice(1, None), tensor({true, false, false, true})})),
             (std::vector<int64_t>{4, 7, 8, 11}));
   // Writes through index_put_ (an advanced index gives a copy, so assigning to it would not).

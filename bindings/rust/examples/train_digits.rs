@@ -159,7 +159,9 @@ fn parse_args() -> Args {
         match arg.as_str() {
             "--epochs" => a.epochs = it.next().and_then(|v| v.parse().ok()).unwrap_or_else(|| usage()),
             "--seed" => a.seed = it.next().and_then(|v| v.parse().ok()).unwrap_or_else(|| usage()),
-            "--min-accuracy" => a.min_accuracy = Some(it.next().and_then(|v| v.parse().ok()).unwrap_or_else(|| usage())),
+            "--min-accuracy" => {
+                a.min_accuracy = Some(it.next().and_then(|v| v.parse().ok()).unwrap_or_else(|| usage()))
+            }
             s if s.starts_with('-') => usage(),
             s => a.path = s.to_string(),
         }

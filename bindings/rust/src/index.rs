@@ -104,8 +104,17 @@ macro_rules! single {
         }
     )*};
 }
-single!(i64, NewAxis, Ellipsis, RangeFull, Range<i64>, RangeFrom<i64>, RangeTo<i64>, RangeInclusive<i64>,
-        RangeToInclusive<i64>);
+single!(
+    i64,
+    NewAxis,
+    Ellipsis,
+    RangeFull,
+    Range<i64>,
+    RangeFrom<i64>,
+    RangeTo<i64>,
+    RangeInclusive<i64>,
+    RangeToInclusive<i64>
+);
 
 impl IndexSpec for Idx {
     fn to_indices(self) -> Vec<Idx> {

@@ -184,4 +184,3 @@ impl Neg for &Tensor {
         ok("-", Tensor::neg(self))
     }
 }
-

@@ -445,8 +445,11 @@ extern "C" {
         args: *const tc_value,
         nargs: usize,
     ) -> tc_status;
-    pub fn tc_dispatch_ctx_info(op_name: *mut *const c_char, key: *mut tc_dispatch_key, ctx: tc_dispatch_ctx)
-        -> tc_status;
+    pub fn tc_dispatch_ctx_info(
+        op_name: *mut *const c_char,
+        key: *mut tc_dispatch_key,
+        ctx: tc_dispatch_ctx,
+    ) -> tc_status;
     pub fn tc_dispatch_tls_include(key: tc_dispatch_key, on: bool) -> tc_status;
     pub fn tc_dispatch_tls_exclude(key: tc_dispatch_key, on: bool) -> tc_status;
     pub fn tc_op_dump_table(buf: *mut c_char, capacity: usize, needed: *mut usize, op: *const c_char) -> tc_status;

@@ -177,7 +177,10 @@ impl Tensor {
         self.dims_query(sys::tc_tensor_strides)
     }
 
-    fn dims_query(&self, f: unsafe extern "C" fn(*mut i64, usize, *mut usize, sys::tc_tensor) -> sys::tc_status) -> Vec<i64> {
+    fn dims_query(
+        &self,
+        f: unsafe extern "C" fn(*mut i64, usize, *mut usize, sys::tc_tensor) -> sys::tc_status,
+    ) -> Vec<i64> {
         let mut buf = [0i64; 8];
         let mut n = 0usize;
         unsafe { f(buf.as_mut_ptr(), buf.len(), &mut n, self.as_raw()) };

@@ -240,7 +240,6 @@ pub(crate) fn opt_ptr<T>(v: &Option<T>) -> *const T {
 
 /// A NUL-terminated copy of a string argument.
 pub(crate) fn c_string(s: &str, arg: &str) -> Result<std::ffi::CString> {
-    std::ffi::CString::new(s).map_err(|_| {
-        Error::new(ErrorKind::InvalidArgument, format!("argument '{}' holds a NUL byte: {:?}", arg, s))
-    })
+    std::ffi::CString::new(s)
+        .map_err(|_| Error::new(ErrorKind::InvalidArgument, format!("argument '{}' holds a NUL byte: {:?}", arg, s)))
 }

@@ -58,8 +58,11 @@ fn in_place_change_of_a_saved_tensor_is_caught() -> Result<()> {
     z.add_scalar_(1, None)?;
     let e = y.backward().unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Runtime);
-    assert!(e.message().contains("in place") || e.message().contains("inplace") || e.message().contains("version"),
-            "{}", e.message());
+    assert!(
+        e.message().contains("in place") || e.message().contains("inplace") || e.message().contains("version"),
+        "{}",
+        e.message()
+    );
     Ok(())
 }
 
@@ -159,13 +162,16 @@ fn gradcheck_of_rust_closures() -> Result<()> {
     autograd::gradcheck(f, &[x.clone(), w.clone()], GradcheckOptions::default())?;
     autograd::gradgradcheck(f, &[x.clone(), w.clone()], GradcheckOptions::default())?;
     // an error inside the closure comes back as its error
-    let e = autograd::gradcheck(|ts: &[Tensor]| ts[0].mm(&ts[0]), &[x.clone()], GradcheckOptions::default())
-        .unwrap_err();
+    let e =
+        autograd::gradcheck(|ts: &[Tensor]| ts[0].mm(&ts[0]), &[x.clone()], GradcheckOptions::default()).unwrap_err();
     assert!(e.message().contains("mm"), "{}", e.message());
     // a panic inside the closure is caught
-    let e = autograd::gradcheck(|_: &[Tensor]| -> Result<Tensor> { panic!("boom in gradcheck") }, &[x],
-                                GradcheckOptions::default())
-        .unwrap_err();
+    let e = autograd::gradcheck(
+        |_: &[Tensor]| -> Result<Tensor> { panic!("boom in gradcheck") },
+        &[x],
+        GradcheckOptions::default(),
+    )
+    .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Runtime);
     assert!(e.message().contains("boom in gradcheck"), "{}", e.message());
     Ok(())

@@ -184,8 +184,12 @@ fn errors_from_closures_come_back_with_kind_and_message() -> Result<()> {
     assert_eq!(e.kind(), ErrorKind::NotImplemented);
     assert!(e.message().contains("Picky has no backward yet"), "{}", e.message());
     // an error of a tensorc op inside forward keeps its own kind and message
-    let g = Function::new("Bad", 1, |_c, i| Ok(vec![i[0].tensor()?.mm(i[0].tensor()?)?]),
-                          |_c, g| Ok(vec![Some(g[0].clone())]))?;
+    let g = Function::new(
+        "Bad",
+        1,
+        |_c, i| Ok(vec![i[0].tensor()?.mm(i[0].tensor()?)?]),
+        |_c, g| Ok(vec![Some(g[0].clone())]),
+    )?;
     let e = g.apply1(&[(&leaf(&[1.0, 2.0])).into()]).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidArgument);
     assert!(e.message().contains("mm"), "{}", e.message());
@@ -217,9 +221,13 @@ fn wrong_output_counts_are_errors() -> Result<()> {
 
 #[test]
 fn a_panic_in_forward_is_caught_and_becomes_an_error() {
-    let f = Function::new("Boom", 1, |_c, _i| -> Result<Vec<Tensor>> { panic!("kaboom {}", 42) },
-                          |_c, g| Ok(vec![Some(g[0].clone())]))
-        .unwrap();
+    let f = Function::new(
+        "Boom",
+        1,
+        |_c, _i| -> Result<Vec<Tensor>> { panic!("kaboom {}", 42) },
+        |_c, g| Ok(vec![Some(g[0].clone())]),
+    )
+    .unwrap();
     let x = leaf(&[1.0]);
     let e = f.apply1(&[(&x).into()]).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Runtime);

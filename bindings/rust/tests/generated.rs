@@ -29,8 +29,21 @@ fn every_entry_point_has_a_safe_binding() {
 #[test]
 fn the_naming_rule() {
     let methods: BTreeSet<String> = names_after(OPS, "\n    pub fn ");
-    for n in ["add", "add_scalar", "add_", "add_scalar_", "sum_dim_intlist", "where_self", "clone_op", "to", "to_dtype",
-              "transpose", "select", "pow", "pow_tensor_scalar"] {
+    for n in [
+        "add",
+        "add_scalar",
+        "add_",
+        "add_scalar_",
+        "sum_dim_intlist",
+        "where_self",
+        "clone_op",
+        "to",
+        "to_dtype",
+        "transpose",
+        "select",
+        "pow",
+        "pow_tensor_scalar",
+    ] {
         assert!(methods.contains(n), "{} is generated", n);
     }
     let functions = names_after(OPS, "\n        pub fn ");

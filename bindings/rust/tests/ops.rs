@@ -78,8 +78,10 @@ fn binary_ops_broadcast_and_take_defaults() -> Result<()> {
     assert_eq!(a.gt_scalar(3)?.to_vec::<bool>()?, vec![false, false, false, true, true, true]);
     assert_eq!(a.maximum(&b.sub_scalar(25, None)?)?.to_vec::<f32>()?, vec![1.0, 2.0, 5.0, 4.0, 5.0, 6.0]);
     // str arguments, required and defaulted
-    assert_eq!(a.div_tensor_mode(&Tensor::from_scalar(4.0, None)?, "floor")?.to_vec::<f32>()?,
-               vec![0.0, 0.0, 0.0, 1.0, 1.0, 1.0]);
+    assert_eq!(
+        a.div_tensor_mode(&Tensor::from_scalar(4.0, None)?, "floor")?.to_vec::<f32>()?,
+        vec![0.0, 0.0, 0.0, 1.0, 1.0, 1.0]
+    );
     let g0 = ops::gelu(&a, None)?.to_vec::<f32>()?;
     let g1 = ops::gelu(&a, "tanh")?.to_vec::<f32>()?;
     assert!((g0[0] - 0.8413).abs() < 1e-3 && (g1[0] - 0.8412).abs() < 1e-3);

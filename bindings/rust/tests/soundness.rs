@@ -156,8 +156,12 @@ fn code_run_by_a_destroy_keeps_the_last_error() -> Result<()> {
     assert_eq!(last_error(), (sys::TC_ERROR_TYPE, "the caller's error".to_string()));
     // and no error stays cleared
     unsafe { sys::tc_error_clear() };
-    let f = Function::new("Again", 1, |_c, i| Ok(vec![i[0].tensor()?.mul_scalar(1)?]),
-                          |_c, g| Ok(vec![Some(g[0].clone())]))?;
+    let f = Function::new(
+        "Again",
+        1,
+        |_c, i| Ok(vec![i[0].tensor()?.mul_scalar(1)?]),
+        |_c, g| Ok(vec![Some(g[0].clone())]),
+    )?;
     let x = Tensor::from_slice(&[1.0f64], &[1])?;
     x.set_requires_grad(true)?;
     let y = f.apply1(&[(&x).into()])?;

@@ -42,8 +42,9 @@ fn other_handles() {
     is_std_error::<Error>();
     let g = Generator::new(7).unwrap();
     assert_eq!(format!("{:?}", g), "Generator { seed: 7 }");
-    let named = Function::new("Named", 1, |_c, i| Ok(vec![i[0].tensor()?.clone()]), |_c, g| Ok(vec![Some(g[0].clone())]))
-        .unwrap();
+    let named =
+        Function::new("Named", 1, |_c, i| Ok(vec![i[0].tensor()?.clone()]), |_c, g| Ok(vec![Some(g[0].clone())]))
+            .unwrap();
     assert_eq!(format!("{:?}", named), "Function { name: \"Named\", n_outputs: 1 }");
     // errors convert into Box<dyn Error> with `?`
     fn f() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {

@@ -50,8 +50,7 @@ std::tuple<Tensor, Tensor> native_dropout_cpu(const Tensor& input, double p, std
 
 Tensor native_dropout_backward_cpu(const Tensor& grad_output, const Tensor& mask, double scale) {
   const char* name = "native_dropout_backward";
-  TC_CHECK_TYPE(mask.dtype() == ScalarType::Bool, name, ": argument 'mask' expected a bool tensor, got ",
-                mask.dtype());
+  TC_CHECK_TYPE(mask.dtype() == ScalarType::Bool, name, ": argument 'mask' expected a bool tensor, got ", mask.dtype());
   TC_CHECK_TYPE(is_floating(grad_output.dtype()), name,
                 ": argument 'grad_output' expected a floating point tensor, got ", grad_output.dtype());
   return apply_mask(grad_output, mask, scale, name);

@@ -33,8 +33,8 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
   TC_CHECK(!sparse, NotImplemented, name, ": argument 'sparse' = True (sparse gradients) is not supported");
   TC_CHECK(weight.is_cpu() && indices.is_cpu(), Device, name, ": argument 'weight' expected a cpu tensor, got ",
            weight.device(), " (the gather runs on the host)");
-  TC_CHECK_ARG(weight.dim() == 2, name, ": argument 'weight' expected a 2-D tensor (num_embeddings, embedding_dim), got ",
-               weight.dim(), "-D");
+  TC_CHECK_ARG(weight.dim() == 2, name,
+               ": argument 'weight' expected a 2-D tensor (num_embeddings, embedding_dim), got ", weight.dim(), "-D");
   const int64_t rows = weight.size(0), D = weight.size(1);
   const Tensor idx = cpu::checked_indices(name, "indices", indices, rows, true);
   DimVector shape(indices.sizes());
@@ -48,7 +48,8 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
   char* dst = static_cast<char*>(out.data_ptr());
   const int64_t* ip = idx.data_ptr<int64_t>();
   parallel_for(0, n, std::max<int64_t>(1, kGrainSize / D), [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) std::memcpy(dst + size_t(i) * row_bytes, src + size_t(ip[i]) * row_bytes, row_bytes);
+    for (int64_t i = b; i < e; ++i)
+      std::memcpy(dst + size_t(i) * row_bytes, src + size_t(ip[i]) * row_bytes, row_bytes);
   });
   return out;
 }
@@ -63,8 +64,8 @@ Tensor embedding_dense_backward_cpu(const Tensor& grad_output, const Tensor& ind
   const int64_t D = grad_output.size(-1);
   const Tensor idx = cpu::checked_indices(name, "indices", indices, num_weights, true);
   const int64_t n = idx.numel();
-  TC_CHECK_ARG(grad_output.numel() == n * D, name, ": argument 'grad_output' expected indices.shape + [", D,
-               "] (", n * D, " elements), got shape ", grad_output.sizes());
+  TC_CHECK_ARG(grad_output.numel() == n * D, name, ": argument 'grad_output' expected indices.shape + [", D, "] (",
+               n * D, " elements), got shape ", grad_output.sizes());
   const ScalarType dt = grad_output.dtype();
   Tensor grad_weight = tc::zeros({num_weights, D}, dt, grad_output.device());
   if (n == 0 || D == 0) return grad_weight;

@@ -49,8 +49,8 @@ LnShape check_layer_norm(const char* name, const Tensor& input, IntArrayRef norm
                 input.dtype());
   bool ok = dim >= nd;
   for (int64_t i = 0; ok && i < nd; ++i) ok = input.sizes()[size_t(dim - nd + i)] == normalized_shape[size_t(i)];
-  TC_CHECK_ARG(ok, name, ": argument 'input' expected a shape ending in normalized_shape ", normalized_shape,
-               ", got ", input.sizes());
+  TC_CHECK_ARG(ok, name, ": argument 'input' expected a shape ending in normalized_shape ", normalized_shape, ", got ",
+               input.sizes());
   check_param(name, "weight", weight, normalized_shape);
   check_param(name, "bias", bias, normalized_shape);
   LnShape s;
@@ -66,7 +66,9 @@ DimVector stat_shape(const Tensor& input, int64_t axis) {
   return shape;
 }
 
-ScalarType compute_dtype(ScalarType dt) { return dt == ScalarType::Float64 ? ScalarType::Float64 : ScalarType::Float32; }
+ScalarType compute_dtype(ScalarType dt) {
+  return dt == ScalarType::Float64 ? ScalarType::Float64 : ScalarType::Float32;
+}
 
 // A parameter as a contiguous tensor of the compute dtype (undefined if absent).
 Tensor as_compute(const std::optional<Tensor>& t, ScalarType dt) {
@@ -77,8 +79,8 @@ Tensor as_compute(const std::optional<Tensor>& t, ScalarType dt) {
 int64_t row_grain(int64_t n) { return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, n)); }
 
 template <class T>
-void forward_kernel(const Tensor& x, const Tensor& w, const Tensor& b, double eps, const LnShape& s,
-                    const Tensor& out, const Tensor& mean, const Tensor& rstd) {
+void forward_kernel(const Tensor& x, const Tensor& w, const Tensor& b, double eps, const LnShape& s, const Tensor& out,
+                    const Tensor& mean, const Tensor& rstd) {
   using acc = opmath_t<T>;
   const T* xp = x.data_ptr<T>();
   const acc* wp = w.defined() ? w.data_ptr<acc>() : nullptr;
@@ -201,8 +203,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward_cpu(const Tensor& grad_ou
                                                            const std::vector<bool>& output_mask) {
   const char* name = "native_layer_norm_backward";
   const LnShape s = check_layer_norm(name, input, normalized_shape, weight, bias);
-  TC_CHECK_ARG(output_mask.size() == 3, name, ": argument 'output_mask' expected 3 values, got ",
-               output_mask.size());
+  TC_CHECK_ARG(output_mask.size() == 3, name, ": argument 'output_mask' expected 3 values, got ", output_mask.size());
   TC_CHECK_ARG(grad_out.sizes() == input.sizes(), name, ": argument 'grad_out' expected shape ", input.sizes(),
                " (the shape of input), got ", grad_out.sizes());
   TC_CHECK_TYPE(grad_out.dtype() == input.dtype(), name, ": argument 'grad_out' expected dtype ", input.dtype(),

@@ -63,16 +63,16 @@ NllShape check_nll(const char* name, const Tensor& self, const Tensor& target, c
   s.classes = self.size(-1);
   if (s.batched) {
     s.batch = self.size(0);
-    TC_CHECK_ARG(target.dim() == 1 && target.size(0) == s.batch, name, ": argument 'target' expected shape [",
-                 s.batch, "] for self of shape ", self.sizes(), ", got ", target.sizes());
+    TC_CHECK_ARG(target.dim() == 1 && target.size(0) == s.batch, name, ": argument 'target' expected shape [", s.batch,
+                 "] for self of shape ", self.sizes(), ", got ", target.sizes());
   } else {
     TC_CHECK_ARG(target.dim() == 0, name, ": argument 'target' expected a 0-dim tensor for self of shape ",
                  self.sizes(), ", got shape ", target.sizes());
   }
   if (weight && weight->defined()) {
     TC_CHECK_ARG(weight->dim() == 1 && weight->numel() == s.classes, name,
-                 ": argument 'weight' expected a 1-D tensor with one weight per class (", s.classes,
-                 "), got shape ", weight->sizes());
+                 ": argument 'weight' expected a 1-D tensor with one weight per class (", s.classes, "), got shape ",
+                 weight->sizes());
     TC_CHECK_TYPE(weight->dtype() == self.dtype(), name, ": argument 'weight' expected dtype ", self.dtype(),
                   " (the dtype of self), got ", weight->dtype());
   }
@@ -86,8 +86,7 @@ Tensor checked_targets(const char* name, const Tensor& target, int64_t classes, 
   for (int64_t i = 0, n = t.numel(); i < n; ++i) {
     const int64_t c = p[i];
     TC_CHECK_INDEX(c == ignore_index || (c >= 0 && c < classes), name, ": argument 'target' has class index ", c,
-                   " at position ", i, ", expected a value in [0, ", classes, ") or ignore_index (", ignore_index,
-                   ")");
+                   " at position ", i, ", expected a value in [0, ", classes, ") or ignore_index (", ignore_index, ")");
   }
   return t;
 }
@@ -179,8 +178,7 @@ Tensor nll_loss_backward_cpu(const Tensor& grad_output, const Tensor& self, cons
                 " (the dtype of self), got ", grad_output.dtype());
   if (reduction == kNone && s.batched) {
     TC_CHECK_ARG(grad_output.dim() == 1 && grad_output.size(0) == s.batch, name,
-                 ": argument 'grad_output' expected shape [", s.batch, "] (reduction none), got ",
-                 grad_output.sizes());
+                 ": argument 'grad_output' expected shape [", s.batch, "] (reduction none), got ", grad_output.sizes());
   } else {
     TC_CHECK_ARG(grad_output.dim() <= 1 && grad_output.numel() == 1, name,
                  ": argument 'grad_output' expected a single-element tensor, got shape ", grad_output.sizes());
@@ -219,8 +217,7 @@ Tensor mse_loss_cpu(const Tensor& self, const Tensor& target, int64_t reduction)
 }
 
 // norm * (self - target) * grad_output, norm = 2 (2 / numel for mean).
-Tensor mse_loss_backward_cpu(const Tensor& grad_output, const Tensor& self, const Tensor& target,
-                             int64_t reduction) {
+Tensor mse_loss_backward_cpu(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
   const char* name = "mse_loss_backward";
   check_reduction(reduction, name);
   Tensor grad_input;
@@ -246,18 +243,22 @@ Tensor binary_cross_entropy_with_logits_cpu(const Tensor& self, const Tensor& ta
                                             const std::optional<Tensor>& pos_weight, int64_t reduction) {
   const char* name = "binary_cross_entropy_with_logits";
   check_reduction(reduction, name);
-  TC_CHECK_ARG(target.sizes() == self.sizes(), name, ": argument 'target' expected the shape of self ",
-               self.sizes(), ", got ", target.sizes());
+  TC_CHECK_ARG(target.sizes() == self.sizes(), name, ": argument 'target' expected the shape of self ", self.sizes(),
+               ", got ", target.sizes());
   const bool has_w = weight && weight->defined(), has_pw = pos_weight && pos_weight->defined();
   if (has_w) check_broadcasts_to(name, "weight", *weight, self);
   if (has_pw) check_broadcasts_to(name, "pos_weight", *pos_weight, self);
   Tensor loss;
   TensorIter it(name);
   it.add_output(loss).add_input(self).add_input(target);
-  if (has_w) it.add_input(*weight);
-  else it.add_scalar_input(Scalar(1.0));
-  if (has_pw) it.add_input(*pos_weight);
-  else it.add_scalar_input(Scalar(1.0));
+  if (has_w)
+    it.add_input(*weight);
+  else
+    it.add_scalar_input(Scalar(1.0));
+  if (has_pw)
+    it.add_input(*pos_weight);
+  else
+    it.add_scalar_input(Scalar(1.0));
   it.promote_inputs();
   it.build();
   TC_CHECK_TYPE(is_floating(it.common_dtype()), name, ": arguments 'self' and 'target' expected floating point ",

@@ -37,9 +37,12 @@ struct Geometry {
 Geometry geometry(IntArrayRef sizes, int64_t dim) {
   Geometry g;
   for (size_t d = 0; d < sizes.size(); ++d) {
-    if (int64_t(d) < dim) g.outer *= sizes[d];
-    else if (int64_t(d) == dim) g.size = sizes[d];
-    else g.inner *= sizes[d];
+    if (int64_t(d) < dim)
+      g.outer *= sizes[d];
+    else if (int64_t(d) == dim)
+      g.size = sizes[d];
+    else
+      g.inner *= sizes[d];
   }
   return g;
 }
@@ -60,7 +63,8 @@ constexpr int64_t kBlock = 64;
 // last-dim path runs at the speed of its element loops; half types convert
 // element by element.
 
-template <class T> constexpr bool kVectorRow = std::is_same_v<T, opmath_t<T>>;
+template <class T>
+constexpr bool kVectorRow = std::is_same_v<T, opmath_t<T>>;
 
 // Max of a row. A NaN is skipped here but still propagates (exp(NaN - m)).
 template <class T>
@@ -161,8 +165,10 @@ void forward_row(const T* x, U* out, opmath_t<T>* buf, int64_t n, const cpu::Exp
     for (int64_t i = 0; i < n; ++i) out[i] = U((acc(x[i]) - m) - ls);
   } else {
     acc* ex = nullptr;
-    if constexpr (std::is_same_v<U, acc>) ex = out;
-    else ex = buf;
+    if constexpr (std::is_same_v<U, acc>)
+      ex = out;
+    else
+      ex = buf;
     for (int64_t i = 0; i < n; ++i) ex[i] = exp_acc(e, acc(x[i]) - m);
     const acc r = acc(1) / cpu::pairwise_sum(ex, n);
     for (int64_t i = 0; i < n; ++i) out[i] = U(ex[i] * r);
@@ -171,8 +177,7 @@ void forward_row(const T* x, U* out, opmath_t<T>* buf, int64_t n, const cpu::Exp
 
 // Rows [j0, j0 + w) of block `o` with stride `inner` between a row's elements.
 template <bool Log, class T, class U>
-void forward_block(const T* x, U* out, int64_t size, int64_t inner, int64_t w, opmath_t<T>* buf,
-                   const cpu::ExpF32& e) {
+void forward_block(const T* x, U* out, int64_t size, int64_t inner, int64_t w, opmath_t<T>* buf, const cpu::ExpF32& e) {
   using acc = opmath_t<T>;
   acc m[kBlock], s[kBlock];
   for (int64_t j = 0; j < w; ++j) {
@@ -294,7 +299,8 @@ void backward_kernel(const Tensor& grad, const Tensor& output, const Tensor& out
   if (geo.inner == 1) {
     parallel_for(0, geo.outer, row_grain(geo.size), [&](int64_t b, int64_t e) {
       const cpu::ExpF32 ex;
-      for (int64_t r = b; r < e; ++r) backward_row<Log>(g + r * geo.size, y + r * geo.size, o + r * geo.size, geo.size, ex);
+      for (int64_t r = b; r < e; ++r)
+        backward_row<Log>(g + r * geo.size, y + r * geo.size, o + r * geo.size, geo.size, ex);
     });
     return;
   }
@@ -316,8 +322,8 @@ Tensor softmax_backward(const Tensor& grad_output, const Tensor& output, int64_t
   TC_CHECK_TYPE(is_floating(dt), name, ": argument 'grad_output' expected a floating point tensor, got ", dt);
   TC_CHECK_TYPE(output.dtype() == dt, name, ": argument 'output' expected dtype ", dt,
                 " (the dtype of grad_output), got ", output.dtype());
-  TC_CHECK_ARG(output.sizes() == grad_output.sizes(), name, ": argument 'output' expected shape ",
-               grad_output.sizes(), " (the shape of grad_output), got ", output.sizes());
+  TC_CHECK_ARG(output.sizes() == grad_output.sizes(), name, ": argument 'output' expected shape ", grad_output.sizes(),
+               " (the shape of grad_output), got ", output.sizes());
   // grad_input has the forward input's dtype: grad_output's, or float16 /
   // bfloat16 behind a float32 gradient (the half_to_float forward).
   const bool half_to_float = input_dtype != dt;
@@ -330,8 +336,10 @@ Tensor softmax_backward(const Tensor& grad_output, const Tensor& output, int64_t
   const Tensor g = grad_output.contiguous(), y = output.contiguous();
   const int64_t row_dim = grad_output.dim() == 0 ? 0 : d;
   if (half_to_float) {
-    if (input_dtype == ScalarType::Float16) backward_kernel<Log, float, Half>(g, y, out, row_dim);
-    else backward_kernel<Log, float, BFloat16>(g, y, out, row_dim);
+    if (input_dtype == ScalarType::Float16)
+      backward_kernel<Log, float, Half>(g, y, out, row_dim);
+    else
+      backward_kernel<Log, float, BFloat16>(g, y, out, row_dim);
     return out;
   }
   TC_DISPATCH_FLOATING_TYPES(dt, name, [&] { backward_kernel<Log, scalar_t, scalar_t>(g, y, out, row_dim); });
@@ -352,8 +360,7 @@ Tensor softmax_backward_cpu(const Tensor& grad_output, const Tensor& output, int
   return softmax_backward<false>(grad_output, output, dim, input_dtype, "_softmax_backward_data");
 }
 
-Tensor log_softmax_backward_cpu(const Tensor& grad_output, const Tensor& output, int64_t dim,
-                                ScalarType input_dtype) {
+Tensor log_softmax_backward_cpu(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
   return softmax_backward<true>(grad_output, output, dim, input_dtype, "_log_softmax_backward_data");
 }
 

@@ -13,9 +13,15 @@ struct BaseTypeSpelling {
   const char* name;
 };
 constexpr BaseTypeSpelling kBaseTypes[] = {
-    {BaseType::Tensor, "Tensor"},       {BaseType::Int, "int"},       {BaseType::Float, "float"},
-    {BaseType::Bool, "bool"},           {BaseType::Str, "str"},       {BaseType::Scalar, "Scalar"},
-    {BaseType::ScalarType, "ScalarType"}, {BaseType::Device, "Device"}, {BaseType::Generator, "Generator"},
+    {BaseType::Tensor, "Tensor"},
+    {BaseType::Int, "int"},
+    {BaseType::Float, "float"},
+    {BaseType::Bool, "bool"},
+    {BaseType::Str, "str"},
+    {BaseType::Scalar, "Scalar"},
+    {BaseType::ScalarType, "ScalarType"},
+    {BaseType::Device, "Device"},
+    {BaseType::Generator, "Generator"},
 };
 
 std::string join(const std::vector<std::string>& parts, const char* sep) {

@@ -22,7 +22,7 @@ enum class BaseType {
   Device,      // Device
   Generator,   // Generator
 };
-const char* base_type_name(BaseType b);  // spelling in schema text
+const char* base_type_name(BaseType b);                              // spelling in schema text
 std::optional<BaseType> base_type_from_name(std::string_view name);  // inverse; nullopt if unknown
 
 // The value of an `int` default written as source text: an integer literal,
@@ -33,10 +33,10 @@ std::optional<int64_t> int_default_value(std::string_view text);
 
 struct Type {
   BaseType base = BaseType::Tensor;
-  bool is_list = false;                 // T[] or T[N]
-  std::optional<int64_t> list_size;     // N in T[N]
-  bool optional = false;                // T? (applies to the whole type: int[]? ; Tensor?[] is a list of optional)
-  bool elem_optional = false;           // Tensor?[]
+  bool is_list = false;              // T[] or T[N]
+  std::optional<int64_t> list_size;  // N in T[N]
+  bool optional = false;             // T? (applies to the whole type: int[]? ; Tensor?[] is a list of optional)
+  bool elem_optional = false;        // Tensor?[]
   bool is_tensor() const { return base == BaseType::Tensor; }  // Tensor, Tensor?, Tensor[], Tensor?[]
   std::string str() const;
 };
@@ -56,11 +56,11 @@ std::string format_type(const Type& type, const std::optional<Annotation>& annot
 struct Argument {
   std::string name;
   Type type;
-  std::optional<Annotation> annotation;  // Tensor(a!) self
+  std::optional<Annotation> annotation;      // Tensor(a!) self
   std::optional<std::string> default_value;  // source text: "1", "None", "[]", "True", "\"mean\"", "-100", "Mean"
   bool kwarg_only = false;
   bool is_write() const { return annotation && annotation->is_write; }  // Tensor(a!)
-  std::string str() const;  // "Tensor(a!) out", "Scalar alpha=1"
+  std::string str() const;                                              // "Tensor(a!) out", "Scalar alpha=1"
 };
 
 struct Return {
@@ -71,9 +71,9 @@ struct Return {
 };
 
 struct OperatorName {
-  std::string ns;        // "" for built-ins, "myops" in "myops::myadd"
-  std::string name;      // "add_", "add"
-  std::string overload;  // "Tensor", "out", "" when absent
+  std::string ns;                 // "" for built-ins, "myops" in "myops::myadd"
+  std::string name;               // "add_", "add"
+  std::string overload;           // "Tensor", "out", "" when absent
   std::string base_name() const;  // name without a trailing '_' (in-place marker)
   bool is_inplace() const;        // name ends in '_' (and is not a dunder like __and__)
   std::string qualified() const;  // "myops::myadd.overload" / "add.Tensor" / "add"
@@ -86,8 +86,8 @@ struct FunctionSchema {
   std::vector<Argument> arguments;
   std::vector<Return> returns;
 
-  SchemaKind kind() const;  // Out if any argument is a write-annotated kwarg-only Tensor
-  bool is_factory() const;  // no Tensor/Tensor?/Tensor[] argument
+  SchemaKind kind() const;                             // Out if any argument is a write-annotated kwarg-only Tensor
+  bool is_factory() const;                             // no Tensor/Tensor?/Tensor[] argument
   std::vector<const Argument*> out_arguments() const;  // write-annotated kwarg-only
   const Argument* find_argument(std::string_view name) const;
   std::string str() const;  // exact source text

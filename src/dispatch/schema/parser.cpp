@@ -71,8 +71,10 @@ bool is_number_literal(std::string_view s) {
 bool is_string_literal(std::string_view s) {
   if (s.size() < 2 || (s[0] != '"' && s[0] != '\'') || s.back() != s[0]) return false;
   for (size_t i = 1; i + 1 < s.size(); ++i) {
-    if (s[i] == '\\') ++i;  // escaped character
-    else if (s[i] == s[0]) return false;
+    if (s[i] == '\\')
+      ++i;  // escaped character
+    else if (s[i] == s[0])
+      return false;
   }
   return true;
 }
@@ -257,13 +259,16 @@ class SignatureReader {
         break;
       }
     }
-    if (type.is_list) type.elem_optional = optional_before_list;
-    else type.optional = optional_before_list;
+    if (type.is_list)
+      type.elem_optional = optional_before_list;
+    else
+      type.optional = optional_before_list;
     if (type.elem_optional && !type.is_tensor())
       fail("unknown-type", "only Tensor?[] may have optional elements, not '" + type.str() + "'", start);
-    const bool listable = type.base == BaseType::Tensor || type.base == BaseType::Int ||
-                          type.base == BaseType::Float || type.base == BaseType::Bool;
-    if (type.is_list && !listable) fail("unknown-type", "lists of " + std::string(base_name) + " are not supported", start);
+    const bool listable = type.base == BaseType::Tensor || type.base == BaseType::Int || type.base == BaseType::Float ||
+                          type.base == BaseType::Bool;
+    if (type.is_list && !listable)
+      fail("unknown-type", "lists of " + std::string(base_name) + " are not supported", start);
     return type;
   }
 
@@ -451,8 +456,9 @@ void check_out_arguments(const std::vector<ParsedArgument>& args, const Function
   // An out function returns nothing or its out arguments, in order.
   if (schema.returns.empty()) return;
   if (schema.returns.size() != outs.size())
-    fail("out-annotation", "an out function must return nothing or each of its " + std::to_string(outs.size()) +
-                               " out argument(s)", return_offsets[0]);
+    fail("out-annotation",
+         "an out function must return nothing or each of its " + std::to_string(outs.size()) + " out argument(s)",
+         return_offsets[0]);
   for (size_t i = 0; i < outs.size(); ++i) {
     const Return& r = schema.returns[i];
     if (!(r.annotation && r.annotation->is_write && same_alias(r.annotation, outs[i]->arg.annotation)))
@@ -474,9 +480,11 @@ void check_inplace_self(const std::vector<ParsedArgument>& args, const FunctionS
          args.empty() ? 0 : args[0].offset);
   if (schema.returns.empty()) return;
   const Return& r = schema.returns[0];
-  if (schema.returns.size() != 1 || !r.annotation || !r.annotation->is_write || !same_alias(r.annotation, self->annotation))
-    fail("inplace-self", "in-place op '" + schema.name.name + "' must return nothing or " +
-                             format_type(self->type, self->annotation) + " (self)",
+  if (schema.returns.size() != 1 || !r.annotation || !r.annotation->is_write ||
+      !same_alias(r.annotation, self->annotation))
+    fail("inplace-self",
+         "in-place op '" + schema.name.name + "' must return nothing or " + format_type(self->type, self->annotation) +
+             " (self)",
          return_offsets[0]);
 }
 
@@ -501,7 +509,8 @@ std::variant<FunctionSchema, SchemaError> parse_schema(std::string_view text) {
 FunctionSchema parse_schema_or_throw(std::string_view text) {
   auto result = parse_schema(text);
   if (auto* error = std::get_if<SchemaError>(&result))
-    throw std::invalid_argument(error->rule + ": " + error->message + " (column " + std::to_string(error->column) + ")");
+    throw std::invalid_argument(error->rule + ": " + error->message + " (column " + std::to_string(error->column) +
+                                ")");
   return std::get<FunctionSchema>(std::move(result));
 }
 

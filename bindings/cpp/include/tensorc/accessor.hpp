@@ -11,7 +11,8 @@ namespace tensorc {
 
 namespace detail {
 // A view of N dims of an accessor: raw pointer + sizes + strides, unchecked.
-template <class T, size_t N> class AccessorView {
+template <class T, size_t N>
+class AccessorView {
  public:
   AccessorView(T* data, const int64_t* sizes, const int64_t* strides) noexcept
       : data_(data), sizes_(sizes), strides_(strides) {}
@@ -27,7 +28,8 @@ template <class T, size_t N> class AccessorView {
   const int64_t* sizes_;
   const int64_t* strides_;
 };
-template <class T> class AccessorView<T, 1> {
+template <class T>
+class AccessorView<T, 1> {
  public:
   AccessorView(T* data, const int64_t* sizes, const int64_t* strides) noexcept
       : data_(data), sizes_(sizes), strides_(strides) {}
@@ -46,7 +48,8 @@ template <class T> class AccessorView<T, 1> {
 // t.accessor<float, 2>(): checked once, then a[i][j] is a plain strided load.
 // Holds its own copy of the sizes and strides, not a reference to the
 // tensor: keep the tensor alive while using it.
-template <class T, size_t N> class TensorAccessor {
+template <class T, size_t N>
+class TensorAccessor {
   static_assert(N >= 1, "TensorAccessor needs at least one dimension");
 
  public:
@@ -72,7 +75,8 @@ template <class T, size_t N> class TensorAccessor {
   std::array<int64_t, N> sizes_{}, strides_{};
 };
 
-template <class T, size_t N> TensorAccessor<T, N> Tensor::accessor() const& {
+template <class T, size_t N>
+TensorAccessor<T, N> Tensor::accessor() const& {
   check_dtype<T>("accessor");
   const int64_t d = dim();
   if (d != int64_t(N))

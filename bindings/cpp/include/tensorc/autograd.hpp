@@ -213,7 +213,8 @@ inline tc_status run_backward(const BackwardFn& fn, tc_tensor* grad_inputs, size
   }
 }
 
-template <class Fwd> struct ForwardCallImpl final : ForwardCall {
+template <class Fwd>
+struct ForwardCallImpl final : ForwardCall {
   explicit ForwardCallImpl(Fwd& f) : fwd(f) {}
   void run(AutogradContext* ctx, tc_value* outputs, size_t cap) override {
     auto put = [&](size_t i, Tensor t) {
@@ -238,7 +239,8 @@ template <class Fwd> struct ForwardCallImpl final : ForwardCall {
   Fwd& fwd;
 };
 
-template <class A> tc_value box_input(const A& a) {
+template <class A>
+tc_value box_input(const A& a) {
   tc_value v;
   std::memset(&v, 0, sizeof v);
   if constexpr (std::is_same_v<std::decay_t<A>, Tensor>) {
@@ -253,7 +255,8 @@ template <class A> tc_value box_input(const A& a) {
 // Runs fwd(ctx) as the forward of `f` on the given arguments: Tensor
 // arguments are its differentiable inputs, in order; every argument counts as
 // one input position (needs_input_grad, backward's result).
-template <class Fwd, class... Args> auto apply(tc_function f, Fwd&& fwd, const Args&... args) {
+template <class Fwd, class... Args>
+auto apply(tc_function f, Fwd&& fwd, const Args&... args) {
   using R = std::decay_t<decltype(fwd(std::declval<AutogradContext*>()))>;
   std::array<tc_value, sizeof...(Args) + 1> inputs{box_input(args)..., tc_value{}};
   const size_t cap = std::is_same_v<R, Tensor> ? 1 : kMaxOutputs;
@@ -327,8 +330,10 @@ inline FunctionHandle make_function(const std::string& name, BackwardFn backward
 // backward gets one gradient per output and returns one per forward argument
 // (undefined for non-tensor arguments). The node is named "<T>Backward"
 // unless T has `static constexpr const char* name`.
-template <class T> struct Function {
-  template <class... Args> static auto apply(Args&&... args) {
+template <class T>
+struct Function {
+  template <class... Args>
+  static auto apply(Args&&... args) {
     auto fwd = [&](AutogradContext* ctx) { return T::forward(ctx, std::forward<Args>(args)...); };
     return detail::apply(handle(), fwd, args...);
   }
@@ -340,7 +345,10 @@ template <class T> struct Function {
   }
 
  private:
-  template <class U = T> static auto function_name(int) -> decltype(std::string(U::name)) { return U::name; }
+  template <class U = T>
+  static auto function_name(int) -> decltype(std::string(U::name)) {
+    return U::name;
+  }
   static std::string function_name(long) { return detail::demangle(typeid(T).name()); }
 };
 
@@ -349,16 +357,21 @@ template <class T> struct Function {
 //       [](AutogradContext* ctx, const Tensor& x) { ctx->save_for_backward({x}); return x * x; },
 //       [](AutogradContext* ctx, variable_list g) { return variable_list{2 * ctx->get_saved_variables()[0] * g[0]}; });
 //   Tensor y = square.apply(x);
-template <class Forward> class LambdaFunction {
+template <class Forward>
+class LambdaFunction {
  public:
   template <class Backward>
   LambdaFunction(const std::string& name, Forward forward, Backward backward)
       : forward_(std::move(forward)), f_(detail::make_function(name, detail::BackwardFn(std::move(backward)))) {}
-  template <class... Args> auto apply(Args&&... args) const {
+  template <class... Args>
+  auto apply(Args&&... args) const {
     auto fwd = [&](AutogradContext* ctx) { return forward_(ctx, std::forward<Args>(args)...); };
     return detail::apply(f_.get(), fwd, args...);
   }
-  template <class... Args> auto operator()(Args&&... args) const { return apply(std::forward<Args>(args)...); }
+  template <class... Args>
+  auto operator()(Args&&... args) const {
+    return apply(std::forward<Args>(args)...);
+  }
 
  private:
   Forward forward_;

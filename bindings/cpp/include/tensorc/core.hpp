@@ -61,9 +61,9 @@ class Error : public std::runtime_error {
   Status code_;
 };
 
-#define TENSORC_ERROR_CLASS(Name, Code)                                       \
-  class Name : public Error {                                                \
-   public:                                                                   \
+#define TENSORC_ERROR_CLASS(Name, Code)                                         \
+  class Name : public Error {                                                   \
+   public:                                                                      \
     explicit Name(const std::string& message) : Error(Status::Code, message) {} \
   };
 TENSORC_ERROR_CLASS(InvalidArgumentError, InvalidArgument)
@@ -142,8 +142,7 @@ inline tc_status stash_current_exception() noexcept {
   try {
     pending_exception.marker = msg;
     pending_exception.exception = std::current_exception();
-  } catch (...) {
-  }
+  } catch (...) {}
   return tc_error_set(code == TC_OK ? TC_ERROR_RUNTIME : code, msg.c_str());
 }
 
@@ -184,9 +183,13 @@ inline bool is_floating_point(ScalarType t) noexcept {
 }
 
 // The dtype of a C++ element type: scalar_type_of<float> == kFloat32.
-template <class T> struct CppTypeToScalarType;
-#define TENSORC_DTYPE_OF(T, D) \
-  template <> struct CppTypeToScalarType<T> { static constexpr ScalarType value = D; };
+template <class T>
+struct CppTypeToScalarType;
+#define TENSORC_DTYPE_OF(T, D)             \
+  template <>                              \
+  struct CppTypeToScalarType<T> {          \
+    static constexpr ScalarType value = D; \
+  };
 TENSORC_DTYPE_OF(bool, kBool)
 TENSORC_DTYPE_OF(uint8_t, kUInt8)
 TENSORC_DTYPE_OF(int8_t, kInt8)
@@ -196,7 +199,8 @@ TENSORC_DTYPE_OF(int64_t, kInt64)
 TENSORC_DTYPE_OF(float, kFloat32)
 TENSORC_DTYPE_OF(double, kFloat64)
 #undef TENSORC_DTYPE_OF
-template <class T> constexpr ScalarType scalar_type_of = CppTypeToScalarType<std::remove_cv_t<T>>::value;
+template <class T>
+constexpr ScalarType scalar_type_of = CppTypeToScalarType<std::remove_cv_t<T>>::value;
 
 // ---- devices --------------------------------------------------------------------
 
@@ -213,9 +217,7 @@ class Device {
   bool has_index() const noexcept { return index_ >= 0; }
   bool is_cpu() const noexcept { return type_ == DeviceType::CPU; }
   bool is_cuda() const noexcept { return type_ == DeviceType::CUDA; }
-  bool operator==(const Device& o) const noexcept {
-    return type_ == o.type_ && (is_cpu() || index_ == o.index_);
-  }
+  bool operator==(const Device& o) const noexcept { return type_ == o.type_ && (is_cpu() || index_ == o.index_); }
   bool operator!=(const Device& o) const noexcept { return !(*this == o); }
 
  private:
@@ -257,7 +259,7 @@ inline Device from_c(tc_device d) noexcept { return Device(static_cast<DeviceTyp
 class Scalar {
   template <class T>
   static constexpr bool may_overflow_int64 =
-      std::is_integral_v<T> && std::is_unsigned_v<T> && !std::is_same_v<T, bool> && sizeof(T) >= sizeof(int64_t);
+      std::is_integral_v<T>&& std::is_unsigned_v<T> && !std::is_same_v<T, bool> && sizeof(T) >= sizeof(int64_t);
 
  public:
   Scalar() noexcept : Scalar(int64_t(0)) {}
@@ -291,7 +293,8 @@ class Scalar {
   // of range, or NaN/inf to an integer) throws RuntimeError instead of
   // wrapping (or being undefined behaviour, for a double to an integer).
   // To bool: whether it is non-zero.
-  template <class T> T to() const {
+  template <class T>
+  T to() const {
     static_assert(std::is_arithmetic_v<T>, "Scalar::to<T>: T must be an arithmetic type");
     using L = std::numeric_limits<T>;
     if constexpr (std::is_same_v<T, bool>) {
@@ -328,7 +331,8 @@ class Scalar {
   bool toBool() const { return to<bool>(); }
 
  private:
-  template <class T, class V> [[noreturn]] TENSORC_NOINLINE static void overflow(V value) {
+  template <class T, class V>
+  [[noreturn]] TENSORC_NOINLINE static void overflow(V value) {
     std::ostringstream v;
     v.precision(17);
     v << value;
@@ -353,7 +357,8 @@ inline std::ostream& operator<<(std::ostream& os, const Scalar& s) {
 
 // A non-owning view of contiguous values, like c10::ArrayRef: valid for the
 // full expression that built it (braced lists included).
-template <class T> class ArrayRef {
+template <class T>
+class ArrayRef {
  public:
   constexpr ArrayRef() noexcept = default;
   constexpr ArrayRef(const T* data, size_t size) noexcept : data_(data), size_(size) {}
@@ -361,8 +366,10 @@ template <class T> class ArrayRef {
   constexpr ArrayRef(const T& one) noexcept : data_(&one), size_(1) {}  // NOLINT: implicit
   template <class A>
   ArrayRef(const std::vector<T, A>& v) noexcept : data_(v.data()), size_(v.size()) {}  // NOLINT
-  template <size_t N> constexpr ArrayRef(const std::array<T, N>& a) noexcept : data_(a.data()), size_(N) {}  // NOLINT
-  template <size_t N> constexpr ArrayRef(const T (&a)[N]) noexcept : data_(a), size_(N) {}  // NOLINT
+  template <size_t N>
+  constexpr ArrayRef(const std::array<T, N>& a) noexcept : data_(a.data()), size_(N) {}  // NOLINT
+  template <size_t N>
+  constexpr ArrayRef(const T (&a)[N]) noexcept : data_(a), size_(N) {}  // NOLINT
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
@@ -402,17 +409,18 @@ inline std::ostream& operator<<(std::ostream& os, IntArrayRef a) {
 }
 
 // An optional list (`int[]?` in the schema): None, or a list that may be empty.
-template <class T> class OptionalArrayRef {
+template <class T>
+class OptionalArrayRef {
  public:
   constexpr OptionalArrayRef() noexcept = default;
-  constexpr OptionalArrayRef(std::nullopt_t) noexcept {}  // NOLINT: implicit
+  constexpr OptionalArrayRef(std::nullopt_t) noexcept {}                       // NOLINT: implicit
   constexpr OptionalArrayRef(ArrayRef<T> r) noexcept : ref_(r), has_(true) {}  // NOLINT
-  OptionalArrayRef(const std::optional<ArrayRef<T>>& o) noexcept  // NOLINT
+  OptionalArrayRef(const std::optional<ArrayRef<T>>& o) noexcept               // NOLINT
       : ref_(o ? *o : ArrayRef<T>()), has_(o.has_value()) {}
   template <class A>
-  OptionalArrayRef(const std::vector<T, A>& v) noexcept : ref_(v), has_(true) {}  // NOLINT
+  OptionalArrayRef(const std::vector<T, A>& v) noexcept : ref_(v), has_(true) {}              // NOLINT
   constexpr OptionalArrayRef(std::initializer_list<T> il) noexcept : ref_(il), has_(true) {}  // NOLINT
-  constexpr OptionalArrayRef(const T& one) noexcept : ref_(one), has_(true) {}  // NOLINT
+  constexpr OptionalArrayRef(const T& one) noexcept : ref_(one), has_(true) {}                // NOLINT
 
   constexpr bool has_value() const noexcept { return has_; }
   constexpr explicit operator bool() const noexcept { return has_; }
@@ -428,7 +436,8 @@ using OptionalIntArrayRef = OptionalArrayRef<int64_t>;
 namespace detail {
 // A list's data for a C parameter where NULL means None or the default: an
 // empty list must still be a non-NULL pointer.
-template <class T> const T* list_data(ArrayRef<T> a) noexcept {
+template <class T>
+const T* list_data(ArrayRef<T> a) noexcept {
   static const T empty_list_marker{};
   return a.data() ? a.data() : &empty_list_marker;
 }

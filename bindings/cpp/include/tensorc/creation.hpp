@@ -12,18 +12,26 @@ namespace tensorc {
 // ---- creation from C++ data ---------------------------------------------------------------
 
 // A new CPU tensor holding a copy of the row-major `data` with shape `sizes`.
-template <class T> Tensor from_data(const T* data, IntArrayRef sizes) {
+template <class T>
+Tensor from_data(const T* data, IntArrayRef sizes) {
   tc_tensor t = nullptr;
   detail::check(tc_tensor_from_data(&t, data, detail::to_c(scalar_type_of<T>), sizes.data(), sizes.size()));
   return Tensor::adopt(t);
 }
 // A 1-dim tensor of the values (dtype from T: tensor({1.f, 2.f}) is float32).
-template <class T> Tensor tensor(ArrayRef<T> values) {
+template <class T>
+Tensor tensor(ArrayRef<T> values) {
   const int64_t n = int64_t(values.size());
   return from_data(values.data(), IntArrayRef(&n, 1));
 }
-template <class T> Tensor tensor(std::initializer_list<T> values) { return tensor(ArrayRef<T>(values)); }
-template <class T> Tensor tensor(const std::vector<T>& values) { return tensor(ArrayRef<T>(values)); }
+template <class T>
+Tensor tensor(std::initializer_list<T> values) {
+  return tensor(ArrayRef<T>(values));
+}
+template <class T>
+Tensor tensor(const std::vector<T>& values) {
+  return tensor(ArrayRef<T>(values));
+}
 
 // A tensor over memory the caller lends, without a copy (like torch::from_blob).
 // Without a deleter the caller keeps `data` alive as long as the tensor (and
@@ -77,7 +85,8 @@ template <class Deleter, std::enable_if_t<std::is_invocable_v<Deleter&, void*>, 
 Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, Deleter&& deleter, ScalarType dtype = kFloat32,
                  Device device = kCPU) {
   const int64_t* st = detail::blob_strides(sizes, strides);
-  return detail::from_blob(data, sizes, st, dtype, device, new std::function<void(void*)>(std::forward<Deleter>(deleter)));
+  return detail::from_blob(data, sizes, st, dtype, device,
+                           new std::function<void(void*)>(std::forward<Deleter>(deleter)));
 }
 
 }  // namespace tensorc

@@ -36,8 +36,8 @@ inline Tensor apply_basic_indices(const Tensor& self, ArrayRef<indexing::TensorI
   if (consumed > nd)
     throw IndexError("tensorc::Tensor::index: too many indices for tensor of dimension " + std::to_string(nd));
   Tensor r = self.alias();
-  int64_t d = 0;        // the dim of r the next index applies to
-  int64_t listed = 0;   // the dims of r the entries of *tensor_indices cover
+  int64_t d = 0;       // the dim of r the next index applies to
+  int64_t listed = 0;  // the dims of r the entries of *tensor_indices cover
   for (const auto& ix : indices) {
     switch (ix.kind()) {
       case K::Integer: r = r.select(d, ix.integer()); break;
@@ -80,15 +80,19 @@ inline Tensor Tensor::index(ArrayRef<indexing::TensorIndex> indices) const {
 inline Tensor& Tensor::index_put_(ArrayRef<indexing::TensorIndex> indices, const Tensor& v) {
   std::vector<std::optional<Tensor>> tensor_indices;
   Tensor r = detail::apply_basic_indices(*this, indices, &tensor_indices);
-  if (tensor_indices.empty()) r.copy_(v);
-  else tensorc::index_put_(r, tensor_indices, v);  // r is a view of *this
+  if (tensor_indices.empty())
+    r.copy_(v);
+  else
+    tensorc::index_put_(r, tensor_indices, v);  // r is a view of *this
   return *this;
 }
 inline Tensor& Tensor::index_put_(ArrayRef<indexing::TensorIndex> indices, const Scalar& v) {
   std::vector<std::optional<Tensor>> tensor_indices;
   Tensor r = detail::apply_basic_indices(*this, indices, &tensor_indices);
-  if (tensor_indices.empty()) r.fill_(v);
-  else tensorc::index_put_(r, tensor_indices, tensorc::scalar_tensor(v, r.scalar_type(), r.device()));
+  if (tensor_indices.empty())
+    r.fill_(v);
+  else
+    tensorc::index_put_(r, tensor_indices, tensorc::scalar_tensor(v, r.scalar_type(), r.device()));
   return *this;
 }
 
@@ -115,8 +119,10 @@ inline Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, b); }
 inline Tensor operator/(const Scalar& a, const Tensor& b) {
   const ScalarType bt = b.scalar_type();
   ScalarType t = bt;
-  if (a.is_floating_point() && !is_floating_point(bt)) t = kFloat32;
-  else if (a.is_integral() && bt == kBool) t = kInt64;
+  if (a.is_floating_point() && !is_floating_point(bt))
+    t = kFloat32;
+  else if (a.is_integral() && bt == kBool)
+    t = kInt64;
   return div(full_like(b, a, t), b);
 }
 inline Tensor operator%(const Tensor& a, const Tensor& b) { return remainder(a, b); }

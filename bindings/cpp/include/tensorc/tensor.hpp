@@ -35,10 +35,10 @@ class TensorIndex {
   enum class Kind { Integer, Slice, NewAxis, EllipsisDims, Tensor };
   template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
   TensorIndex(T i) : kind_(Kind::Integer), integer_(static_cast<int64_t>(i)) {}  // NOLINT: implicit
-  TensorIndex(Slice s) : kind_(Kind::Slice), slice_(s) {}               // NOLINT
-  TensorIndex(std::nullopt_t) : kind_(Kind::NewAxis) {}                  // NOLINT
-  TensorIndex(EllipsisIndexType) : kind_(Kind::EllipsisDims) {}          // NOLINT
-  TensorIndex(const char* s) : kind_(Kind::EllipsisDims) {               // NOLINT: "..."
+  TensorIndex(Slice s) : kind_(Kind::Slice), slice_(s) {}                        // NOLINT
+  TensorIndex(std::nullopt_t) : kind_(Kind::NewAxis) {}                          // NOLINT
+  TensorIndex(EllipsisIndexType) : kind_(Kind::EllipsisDims) {}                  // NOLINT
+  TensorIndex(const char* s) : kind_(Kind::EllipsisDims) {                       // NOLINT: "..."
     if (std::string_view(s) != "...")
       throw InvalidArgumentError("tensorc::indexing::TensorIndex: the only string index is \"...\", got \"" +
                                  std::string(s) + "\"");
@@ -74,7 +74,8 @@ class TensorIndex {
 };
 }  // namespace indexing
 
-template <class T, size_t N> class TensorAccessor;
+template <class T, size_t N>
+class TensorAccessor;
 
 // A tensor: one strong reference to a tensorc tensor. Copying shares the
 // tensor (retain), moving steals the reference, destruction releases it.
@@ -201,20 +202,28 @@ class Tensor {
     return p;
   }
   // Checked: T must be the tensor's element type.
-  template <class T> T* data_ptr() const {
+  template <class T>
+  T* data_ptr() const {
     check_dtype<T>("data_ptr");
     return static_cast<T*>(data_ptr());
   }
-  template <class T> const T* const_data_ptr() const { return data_ptr<T>(); }
+  template <class T>
+  const T* const_data_ptr() const {
+    return data_ptr<T>();
+  }
   // The value of a one-element tensor.
   Scalar item() const {
     tc_scalar s{};
     detail::check(tc_tensor_item(&s, h_));
     return Scalar(s);
   }
-  template <class T> T item() const { return item().to<T>(); }
+  template <class T>
+  T item() const {
+    return item().to<T>();
+  }
   // The elements in row-major order (any strides); T must be the element type.
-  template <class T> std::vector<T> to_vector() const {
+  template <class T>
+  std::vector<T> to_vector() const {
     check_dtype<T>("to_vector");
     const size_t n = static_cast<size_t>(numel());
     if constexpr (std::is_same_v<T, bool>) {  // std::vector<bool> has no data()
@@ -230,8 +239,10 @@ class Tensor {
   // As PyTorch prints it: "tensor([1., 2.])".
   std::string to_string() const;
   // Element access checked once (dtype, dim, CPU), then unchecked: a[i][j].
-  template <class T, size_t N> TensorAccessor<T, N> accessor() const&;
-  template <class T, size_t N> TensorAccessor<T, N> accessor() const&& = delete;  // would dangle (const rvalues too)
+  template <class T, size_t N>
+  TensorAccessor<T, N> accessor() const&;
+  template <class T, size_t N>
+  TensorAccessor<T, N> accessor() const&& = delete;  // would dangle (const rvalues too)
 
   // ---- autograd ----
   bool requires_grad() const {
@@ -312,7 +323,8 @@ class Tensor {
 #undef TENSORC_OPS_HPP_METHODS
 
  private:
-  template <class T> void check_dtype(const char* what) const {
+  template <class T>
+  void check_dtype(const char* what) const {
     const ScalarType t = scalar_type();
     if (t != scalar_type_of<T>)
       throw TypeError(std::string("tensorc::Tensor::") + what + ": the tensor's dtype is " + tensorc::to_string(t) +
@@ -357,7 +369,8 @@ inline std::vector<Tensor> adopt_list(tc_tensor_list l) {
 }
 
 // snprintf-style string getters of the C ABI.
-template <class F> std::string c_string(F&& fn) {
+template <class F>
+std::string c_string(F&& fn) {
   char buf[256];
   size_t needed = 0;
   check(fn(buf, sizeof buf, &needed));

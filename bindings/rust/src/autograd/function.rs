@@ -307,7 +307,12 @@ unsafe extern "C" fn backward_trampoline(
         if gi.len() != n_inputs {
             return Err(Error::new(
                 ErrorKind::InvalidArgument,
-                format!("{}: backward returned {} gradients, expected {} (one per input, None for none)", who, gi.len(), n_inputs),
+                format!(
+                    "{}: backward returned {} gradients, expected {} (one per input, None for none)",
+                    who,
+                    gi.len(),
+                    n_inputs
+                ),
             ));
         }
         for (i, g) in gi.into_iter().enumerate() {
@@ -406,7 +411,7 @@ impl Function {
         };
         if st != sys::TC_OK {
             let e = Error::last(st); // before the closures' Drop runs the caller's code
-            // on error tensorc does not call payload_destroy
+                                     // on error tensorc does not call payload_destroy
             unsafe { drop(Box::from_raw(payload)) };
             return Err(e);
         }
@@ -419,7 +424,9 @@ impl Function {
     pub fn apply(&self, inputs: &[Value<'_>]) -> Result<Vec<Tensor>> {
         let vals: Vec<sys::tc_value> = inputs.iter().map(|v| v.to_c()).collect();
         let mut outs: Vec<sys::tc_tensor> = vec![ptr::null_mut(); self.n_outputs];
-        check(unsafe { sys::tc_function_apply(outs.as_mut_ptr(), outs.len(), self.raw.as_ptr(), vals.as_ptr(), vals.len()) })?;
+        check(unsafe {
+            sys::tc_function_apply(outs.as_mut_ptr(), outs.len(), self.raw.as_ptr(), vals.as_ptr(), vals.len())
+        })?;
         // own every handle before looking for a NULL one, so that none leaks
         let owned: Vec<Option<Tensor>> = outs.into_iter().map(|h| unsafe { Tensor::from_raw(h) }).collect();
         owned
@@ -446,4 +453,3 @@ impl Drop for Function {
         unsafe { sys::tc_function_release(self.raw.as_ptr()) }
     }
 }
-
