@@ -7,8 +7,6 @@
 // -max_total_time=N, -seed=N and -artifact_prefix=P flags; other flags are
 // ignored. A sanitizer report writes the input that caused it to
 // <artifact_prefix>crash-input before the process dies.
-#include <sanitizer/common_interface_defs.h>
-
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -22,6 +20,8 @@
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+// From the sanitizer runtime when one is linked (weak: a plain build has none).
+extern "C" __attribute__((weak)) void __sanitizer_set_death_callback(void (*callback)(void));
 extern "C" __attribute__((weak)) int LLVMFuzzerInitialize(int* argc, char*** argv);
 
 namespace {
@@ -111,13 +111,13 @@ int main(int argc, char** argv) {
     } else {
       std::ifstream f(a, std::ios::binary);  // one input: replay it and stop
       Bytes b((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-      __sanitizer_set_death_callback(dump_current);
+      if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(dump_current);
       run(b);
       return 0;
     }
   }
   if (corpus.empty()) corpus.emplace_back();
-  __sanitizer_set_death_callback(dump_current);
+  if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(dump_current);
   for (const Bytes& b : corpus) run(b);
   std::mt19937_64 rng(seed);
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
