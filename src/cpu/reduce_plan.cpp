@@ -39,6 +39,7 @@ ReducePlan make_reduce_plan(const Tensor& self, uint64_t mask, bool keepdim) {
   // loop runs over the smallest stride; the order does not matter for the
   // result except for index-tracking ops, which reduce a single dim.
   std::vector<int64_t> red;
+  bool out_empty = false, red_empty = false;
   for (int64_t d = 0; d < nd; ++d) {
     bool reduced = (mask >> d) & 1;
     if (reduced) {
@@ -48,15 +49,20 @@ ReducePlan make_reduce_plan(const Tensor& self, uint64_t mask, bool keepdim) {
       p.out_shape.push_back(sz[size_t(d)]);
       p.kept_sizes.push_back(sz[size_t(d)]);
       p.kept_strides.push_back(st[size_t(d)]);
-      p.num_out *= sz[size_t(d)];
+      // Checked: an empty tensor's other sizes may be huge (the 0 fixes it below).
+      if (__builtin_mul_overflow(p.num_out, sz[size_t(d)], &p.num_out)) p.num_out = 0;
+      if (sz[size_t(d)] == 0) out_empty = true;
     }
   }
+  if (out_empty) p.num_out = 0;
   std::stable_sort(red.begin(), red.end(), [&](int64_t a, int64_t b) { return st[size_t(a)] > st[size_t(b)]; });
   for (int64_t d : red) {
     p.red_sizes.push_back(sz[size_t(d)]);
     p.red_strides.push_back(st[size_t(d)]);
-    p.red_numel *= sz[size_t(d)];
+    if (__builtin_mul_overflow(p.red_numel, sz[size_t(d)], &p.red_numel)) p.red_numel = 0;
+    if (sz[size_t(d)] == 0) red_empty = true;
   }
+  if (red_empty) p.red_numel = 0;
   coalesce(p.kept_sizes, p.kept_strides);
   coalesce(p.red_sizes, p.red_strides);
   return p;
