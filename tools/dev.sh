@@ -62,7 +62,7 @@ asan_pass() {
   configure_and_build build-asan -DTC_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTC_RUST=ON \
     -DTC_PYTHON=ON -DTC_FUZZ=ON
   ASAN_OPTIONS=detect_leaks=1 run_tests build-asan
-  FUZZ_BUILD=build-asan tools/fuzz.sh "${FUZZ_SECONDS:-60}"
+  FUZZ_BUILD=build-asan FUZZ_SEED=${FUZZ_SEED:-1} tools/fuzz.sh "${FUZZ_SECONDS:-60}"
 }
 
 case "${1:-}" in

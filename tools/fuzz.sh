@@ -8,6 +8,8 @@
 #                             the GCC ASan build of the test run, configured with
 #                             -DTC_FUZZ=ON: targets link fuzz/driver.cpp (random
 #                             mutation, no coverage feedback) and no second build is needed
+# FUZZ_SEED fixes the random seed (the test run uses 1, so a CI run replays
+# what the same run explored here; tools/dev.sh fuzz leaves it random).
 # New inputs go to <build>/corpus/<target> (not the repository); a crash leaves
 # its input in <build>/artifacts/ and fails the run.
 set -euo pipefail
@@ -32,11 +34,13 @@ mkdir -p "$BUILD/artifacts"
 export ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export TC_NUM_THREADS=1 OMP_NUM_THREADS=1
+SEED=()
+[[ -n ${FUZZ_SEED:-} ]] && SEED=(-seed="$FUZZ_SEED")
 for t in "${TARGETS[@]}"; do
   mkdir -p "$BUILD/corpus/$t"
   log=$BUILD/$t.log
   echo "== $t: ${SECONDS_PER_TARGET}s"
-  if ! "$BUILD/fuzz/$t" -max_total_time="$SECONDS_PER_TARGET" -timeout=20 -rss_limit_mb=6144 \
+  if ! "$BUILD/fuzz/$t" "${SEED[@]}" -max_total_time="$SECONDS_PER_TARGET" -timeout=20 -rss_limit_mb=6144 \
       -malloc_limit_mb=6144 -max_len=4096 -print_final_stats=1 -artifact_prefix="$BUILD/artifacts/" \
       "$BUILD/corpus/$t" "fuzz/corpus/$t" >"$log" 2>&1; then
     tail -n 60 "$log"
