@@ -27,23 +27,13 @@ int64_t checked_nbytes(tc::IntArrayRef sizes, tc::ScalarType dtype, const char* 
   return n * es;
 }
 
-// Number of bytes from element 0 to one past the furthest element of a
-// strided layout; 0 when numel is 0. Throws for negative strides and overflow.
-int64_t strided_extent_bytes(tc::IntArrayRef sizes, tc::IntArrayRef strides, tc::ScalarType dtype, const char* fn) {
-  for (size_t i = 0; i < strides.size(); ++i)
-    TC_CHECK_ARG(strides[i] >= 0, fn, ": argument 'strides' expected non-negative strides, got ", strides);
-  int64_t bytes = 0;
-  TC_CHECK(tc::storage_nbytes(sizes, strides, 0, int64_t(tc::element_size(dtype)), &bytes), OutOfMemory, fn,
-           ": argument 'strides' ", strides, " with sizes ", sizes, " need more bytes than fit in int64");
-  return bytes;
-}
-
 // Kernels read bool elements as C++ bools, for which any byte other than 0 or
 // 1 is undefined (a sum of {0, 2, 24, 1} gave 27): refuse such memory at the door.
 void check_bool_bytes(const void* data, tc::IntArrayRef sizes, tc::IntArrayRef strides, int64_t numel, const char* fn) {
   const auto* bytes = static_cast<const uint8_t*>(data);
+  const bool dense = tc::compute_is_contiguous(sizes, strides);
   for (int64_t i = 0; i < numel; ++i) {
-    uint8_t b = bytes[tc::strided_offset(sizes, strides, i)];
+    const uint8_t b = bytes[dense ? i : tc::strided_offset(sizes, strides, i)];
     TC_CHECK_ARG(b <= 1, fn, ": argument 'data' holds the byte ", int(b), " at bool element ", i,
                  "; bool elements must be 0 or 1");
   }
@@ -125,7 +115,7 @@ tc::Tensor tc::capi::tensor_over_memory(void* data, tc_dtype dtype, const int64_
   tc::IntArrayRef shape = sizes_arg(sizes, ndim, fn);
   int64_t numel = tc::checked_numel(shape, fn);
   tc::DimVector st = strides ? tc::DimVector(tc::IntArrayRef(strides, ndim)) : tc::contiguous_strides(shape);
-  int64_t extent = strided_extent_bytes(shape, st, dt, fn);
+  int64_t extent = tc::checked_storage_nbytes(shape, st, int64_t(tc::element_size(dt)), fn, "strides");
   TC_CHECK_ARG(data || extent == 0, fn, ": argument 'data' is NULL but sizes ", shape, " hold ", numel, " elements");
   const size_t es = tc::element_size(dt);
   TC_CHECK_ARG(reinterpret_cast<uintptr_t>(data) % es == 0, fn, ": argument 'data' (", data, ") is not aligned to the ",
@@ -167,10 +157,7 @@ TC_API tc_status tc_tensor_from_data(tc_tensor* out, const void* data, tc_dtype 
   int64_t nbytes = checked_nbytes(shape, dt, fn);
   TC_CHECK_ARG(data || nbytes == 0, fn, ": argument 'data' is NULL but sizes ", shape, " hold ",
                nbytes / int64_t(tc::element_size(dt)), " elements");
-  if (dt == tc::ScalarType::Bool && nbytes) {
-    tc::DimVector st = tc::contiguous_strides(shape);
-    check_bool_bytes(data, shape, st, nbytes, fn);
-  }
+  if (dt == tc::ScalarType::Bool && nbytes) check_bool_bytes(data, shape, tc::contiguous_strides(shape), nbytes, fn);
   tc::Tensor t = tc::empty_tensor(shape, dt);
   if (nbytes) std::memcpy(t.data_ptr(), data, size_t(nbytes));
   *out = new_handle(std::move(t));

@@ -48,6 +48,16 @@ bool storage_nbytes(IntArrayRef sizes, IntArrayRef strides, int64_t offset, int6
   return !__builtin_mul_overflow(extent, itemsize, nbytes);
 }
 
+int64_t checked_storage_nbytes(IntArrayRef sizes, IntArrayRef strides, int64_t itemsize, const char* op,
+                               const char* arg) {
+  for (int64_t s : strides)
+    TC_CHECK_ARG(s >= 0, op, ": argument '", arg, "' expected non-negative strides, got ", strides);
+  int64_t nbytes = 0;
+  TC_CHECK(storage_nbytes(sizes, strides, 0, itemsize, &nbytes), OutOfMemory, op, ": argument '", arg, "' ", strides,
+           " with sizes ", sizes, " needs more bytes than fit in int64");
+  return nbytes;
+}
+
 bool compute_is_contiguous(IntArrayRef sizes, IntArrayRef strides) {
   // Empty first: an empty tensor's other sizes may overflow when multiplied.
   for (int64_t s : sizes)

@@ -19,6 +19,11 @@ DimVector contiguous_strides(IntArrayRef sizes);
 // sum is checked, in bytes as well as in elements: returns false if the
 // result does not fit in int64.
 bool storage_nbytes(IntArrayRef sizes, IntArrayRef strides, int64_t offset, int64_t itemsize, int64_t* nbytes);
+// The same for a new storage (offset 0), as the ops that make or wrap one
+// report it: a negative stride is InvalidArgument and an overflow OutOfMemory,
+// both naming `op` and its argument `arg` (the strides).
+int64_t checked_storage_nbytes(IntArrayRef sizes, IntArrayRef strides, int64_t itemsize, const char* op,
+                               const char* arg);
 bool compute_is_contiguous(IntArrayRef sizes, IntArrayRef strides);
 
 // Wraps a possibly negative dim into [0, ndim). A zero-dim tensor accepts

@@ -39,11 +39,8 @@ Tensor empty_strided_tensor(IntArrayRef sizes, IntArrayRef strides, ScalarType d
   TC_CHECK_ARG(sizes.size() == strides.size(), "empty_strided: sizes ", sizes, " and strides ", strides,
                " differ in length");
   checked_numel(sizes, "empty_strided");
-  for (int64_t s : strides)
-    TC_CHECK_ARG(s >= 0, "empty_strided: argument 'stride' expected non-negative strides, got ", strides);
-  int64_t nbytes = 0;
-  TC_CHECK(storage_nbytes(sizes, strides, 0, int64_t(element_size(dtype)), &nbytes), OutOfMemory,
-           "empty_strided: sizes ", sizes, " with strides ", strides, " need more bytes than fit in int64");
+  const int64_t nbytes =
+      checked_storage_nbytes(sizes, strides, int64_t(element_size(dtype)), "empty_strided", "stride");
   auto storage = make_intrusive<StorageImpl>(size_t(nbytes), get_allocator(device.type));
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
 }
@@ -60,11 +57,7 @@ Tensor tensor_from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, Scal
   checked_numel(sizes, "from_blob");
   DimVector st = strides.empty() && !sizes.empty() ? contiguous_strides(sizes) : DimVector(strides);
   TC_CHECK_ARG(st.size() == sizes.size(), "from_blob: sizes ", sizes, " and strides ", strides, " differ in length");
-  for (int64_t s : st)
-    TC_CHECK_ARG(s >= 0, "from_blob: argument 'strides' expected non-negative strides, got ", strides);
-  int64_t nbytes = 0;
-  TC_CHECK(storage_nbytes(sizes, st, 0, int64_t(element_size(dtype)), &nbytes), OutOfMemory, "from_blob: sizes ", sizes,
-           " with strides ", st, " need more bytes than fit in int64");
+  const int64_t nbytes = checked_storage_nbytes(sizes, st, int64_t(element_size(dtype)), "from_blob", "strides");
   auto storage = make_intrusive<StorageImpl>(DataPtr(data, ctx, deleter, device), size_t(nbytes));
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, st, 0));
 }

@@ -59,8 +59,24 @@ struct Contexts {
 std::atomic<bool> g_blis_ready{false};
 std::atomic<bool> g_force_default{false};
 
+// BLIS aborts the process when one of its own allocations fails
+// (bli_malloc_align), and no abort may cross the C ABI. Its pack buffers come
+// from a pool that grows only on the first GEMMs of a context at a new thread
+// count (and bli_init allocates its tables once). Those calls first reserve
+// as much as the pool may take, plus room to spare; if that fails, the GEMM
+// is an OutOfMemory error before BLIS runs. Later calls cost nothing extra.
+constexpr size_t kBlisInitReserve = size_t(64) << 20;
+
+void reserve_or_throw(size_t bytes, const char* what) {
+  void* p = std::malloc(bytes);
+  TC_CHECK(p != nullptr, OutOfMemory, "gemm: out of memory reserving ", bytes, " bytes for ", what);
+  std::free(p);
+}
+
 const Contexts& contexts() {
+  // A throw leaves ctx uninitialised: the next call tries again.
   static const Contexts ctx = [] {
+    reserve_or_throw(kBlisInitReserve, "BLIS's first use");
     Contexts c;
     bli_init();  // before any arch query: BLIS 0.9 aborts if BLIS_ARCH_TYPE is read first
     c.name = bli_arch_string(bli_arch_query_id());
@@ -149,30 +165,6 @@ inline void blis_gemm(int64_t m, int64_t n, int64_t k, double* al, double* A, Ma
                rntm);
 }
 
-// BLIS aborts the process when one of its own allocations fails
-// (bli_malloc_align), and no abort may cross the C ABI. Its pack buffers come
-// from a pool that grows only on the first GEMMs of a context at a new thread
-// count (and bli_init allocates its tables once). Those calls first reserve
-// as much as the pool may take, plus room to spare; if that fails, the GEMM
-// is an OutOfMemory error before BLIS runs. Later calls cost nothing extra.
-constexpr size_t kBlisInitReserve = size_t(64) << 20;
-
-void reserve_or_throw(size_t bytes, const char* what) {
-  void* p = std::malloc(bytes);
-  TC_CHECK(p != nullptr, OutOfMemory, "gemm: out of memory reserving ", bytes, " bytes for ", what);
-  std::free(p);
-}
-
-const Contexts& contexts_checked() {
-  static std::atomic<bool> ready{false};
-  if (!ready.load(std::memory_order_acquire)) {
-    reserve_or_throw(kBlisInitReserve, "BLIS's first use");
-    contexts();
-    ready.store(true, std::memory_order_release);
-  }
-  return contexts();
-}
-
 template <class T>
 void reserve_pack_memory(cntx_t* cntx, int nthreads) {
   // One high-water mark per (context, dtype): the largest thread count seen.
@@ -202,7 +194,7 @@ void gemm_typed(int64_t m, int64_t n, int64_t k, double alpha, MatRef a, MatRef 
     gemm_loop<T, T>(m, n, k, T(alpha), A, a.rs, a.cs, B, b.rs, b.cs, T(beta), C, c.rs, c.cs);
     return;
   }
-  const Contexts& ctx = contexts_checked();
+  const Contexts& ctx = contexts();
   cntx_t* cntx = g_force_default ? nullptr : work < kSmallGemm && ctx.small ? ctx.small : ctx.large;
   const int nthreads = in_parallel_region() || work < kSmallGemm ? 1 : get_num_threads();
   reserve_pack_memory<T>(cntx, nthreads);

@@ -168,11 +168,9 @@ Tensor arange_start_step_cpu(const Scalar& start, const Scalar& end, const Scala
   const bool integral = is_integral(dt, false);
   int64_t n = 0;
   if (integral) {
-    auto fits = [](const Scalar& v) {
-      return !v.is_floating_point() || std::fabs(v.to_double()) < 9223372036854775808.0;
-    };
-    TC_CHECK_ARG(fits(start) && fits(end) && fits(step), "arange: the range ", start, " -> ", end, " with step ", step,
-                 " does not fit int64");
+    check_scalar_fits("arange", "start", start, ScalarType::Int64);
+    check_scalar_fits("arange", "end", end, ScalarType::Int64);
+    check_scalar_fits("arange", "step", step, ScalarType::Int64);
     const int64_t s0 = start.to_int(), e0 = end.to_int(), st = step.to_int();
     TC_CHECK_ARG(st != 0, "arange: argument 'step' expected a nonzero value, got ", step);
     TC_CHECK_ARG((st > 0 && e0 >= s0) || (st < 0 && e0 <= s0), "arange: the range ", start, " -> ", end,
