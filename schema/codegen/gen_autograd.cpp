@@ -159,20 +159,6 @@ std::string value_local(const Argument& a) {
   return "const auto& " + a.name + " = " + a.name + "_;";
 }
 
-std::string kernel_params(const FunctionSchema& s) {
-  std::string p;
-  for (size_t i = 0; i < s.arguments.size(); ++i)
-    p += (i ? ", " : "") + cpp_arg_type(s.arguments[i]) + " " + s.arguments[i].name;
-  return p;
-}
-
-std::string call_args(const FunctionSchema& s) {
-  std::string p;
-  auto order = cpp_op_params_order(s);
-  for (size_t i = 0; i < order.size(); ++i) p += (i ? ", " : "") + order[i]->name;
-  return p;
-}
-
 // The expression of output i of `result` (as the op function returns it).
 std::string output_expr(const FunctionSchema& s, size_t i, const std::string& r) {
   return s.returns.size() == 1 ? r : "std::get<" + std::to_string(i) + ">(" + r + ")";
@@ -338,10 +324,17 @@ void emit_kernel(Writer& w, const OpInfo& op, const NodeInfo& ni) {
   const FunctionSchema& fs = ni.d->op->nf->func;  // the functional op of the entry
   const bool inplace = s.kind() == SchemaKind::Inplace;
   const std::string ret = cpp_return_type(s);
-  w << ret << " " << op.ident << "(" << kernel_params(s) << ") {\n";
+  // Below Autograd: the kernels of the keys under it, with the key set the
+  // op function computed. The guard keeps ops that those kernels call from
+  // recording too.
+  const std::string args = schema_order_args(s);
+  const std::string below =
+      "    ExcludeDispatchKeyGuard below_(DispatchKey::Autograd);\n    return tc::redispatch::" + op.ident +
+      "(ks_.below(DispatchKey::Autograd)" + (args.empty() ? "" : ", " + args) + ");\n";
+  w << ret << " " << op.ident << "(DispatchKeySet ks_" << (s.arguments.empty() ? "" : ", ") << kernel_params(s)
+    << ") {\n";
   if (ni.d->non_differentiable) {
-    w << "  ExcludeDispatchKeyGuard below_(DispatchKey::Autograd);\n  return tc::" << op.cpp_name << "(" << call_args(s)
-      << ");\n}\n\n";
+    w << "  {\n" << below << "  }\n}\n\n";
     return;
   }
   w << "  std::shared_ptr<" << ni.cls << "> n;\n  if (GradMode::is_enabled() && any_requires_grad(";
@@ -353,7 +346,19 @@ void emit_kernel(Writer& w, const OpInfo& op, const NodeInfo& ni) {
     }
   w << ")) {\n";
   if (inplace) w << "    check_inplace(self, \"" << op.qualified << "\");\n";
-  w << "    edge_list next_;\n";
+  w << "    edge_list next_;\n    next_.reserve(";
+  {
+    size_t fixed = 0;
+    std::string lists;
+    for (const Argument& a : s.arguments) {
+      if (!a.type.is_tensor()) continue;
+      if (a.type.is_list)
+        lists += " + " + a.name + ".size()";
+      else
+        ++fixed;
+    }
+    w << fixed << lists << ");\n";
+  }
   for (const Argument& a : s.arguments) {
     if (!a.type.is_tensor()) continue;
     if (a.type.is_list)
@@ -397,8 +402,7 @@ void emit_kernel(Writer& w, const OpInfo& op, const NodeInfo& ni) {
   emit_meta(ni.uses.numels, "_numel", "X.numel()", false);
   w << "  }\n";
   // Run the op below autograd.
-  w << "  auto&& result_ = [&]() -> " << ret << " {\n    ExcludeDispatchKeyGuard below_(DispatchKey::Autograd);\n"
-    << "    return tc::" << op.cpp_name << "(" << call_args(s) << ");\n  }();\n";
+  w << "  auto&& result_ = [&]() -> " << ret << " {\n" << below << "  }();\n";
   w << "  if (n) {\n";
   const auto& diff = ni.d->output_differentiability;
   for (size_t i = 0; i < s.returns.size(); ++i) {
@@ -446,7 +450,8 @@ std::string gen_autograd_header(const Model& m, const Derivatives& d) {
     << "#pragma once\n#include <optional>\n#include <string_view>\n#include <tuple>\n#include <vector>\n\n"
     << "#include \"core/generator.h\"\n#include \"core/tensor.h\"\n\nnamespace tc::autograd::generated {\n\n";
   for (const auto& [op, node] : p.kernels)
-    w << cpp_return_type(op->nf->func) << " " << op->ident << "(" << kernel_params(op->nf->func) << ");\n";
+    w << cpp_return_type(op->nf->func) << " " << op->ident << "(DispatchKeySet ks_"
+      << (op->nf->func.arguments.empty() ? "" : ", ") << kernel_params(op->nf->func) << ");\n";
   w << "\n}  // namespace tc::autograd::generated\n";
   return w.str();
 }

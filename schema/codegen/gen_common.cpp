@@ -198,10 +198,23 @@ std::string cpp_op_params(const FunctionSchema& s, bool with_defaults, bool skip
   return r;
 }
 
-std::string cpp_fn_ptr_type(const FunctionSchema& s) {
-  std::string r = cpp_return_type(s) + " (*)(";
-  for (size_t i = 0; i < s.arguments.size(); ++i) r += (i ? ", " : "") + cpp_arg_type(s.arguments[i]);
+std::string cpp_fn_ptr_type(const FunctionSchema& s, bool with_key_set) {
+  std::string r = cpp_return_type(s) + " (*)(" + (with_key_set ? "DispatchKeySet" : "");
+  for (size_t i = 0; i < s.arguments.size(); ++i) r += (i || with_key_set ? ", " : "") + cpp_arg_type(s.arguments[i]);
   return r + ")";
+}
+
+std::string kernel_params(const FunctionSchema& s) {
+  std::string r;
+  for (size_t i = 0; i < s.arguments.size(); ++i)
+    r += (i ? ", " : "") + cpp_arg_type(s.arguments[i]) + " " + s.arguments[i].name;
+  return r;
+}
+
+std::string schema_order_args(const FunctionSchema& s) {
+  std::string r;
+  for (size_t i = 0; i < s.arguments.size(); ++i) r += (i ? ", " : "") + s.arguments[i].name;
+  return r;
 }
 
 std::string unbox_expr(const Argument& a, size_t i, const std::string& op) {

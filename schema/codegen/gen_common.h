@@ -52,8 +52,13 @@ std::string cpp_return_type(const FunctionSchema& s);
 std::string cpp_default(const Argument& a);
 // Items of an int-list default: "[0, 1]" -> {0, 1}; int[2] "1" -> {1, 1}.
 std::vector<std::string> int_list_default_items(const Argument& a);
-// The kernel function-pointer type: "Tensor (*)(const Tensor&, ...)".
-std::string cpp_fn_ptr_type(const FunctionSchema& s);
+// The kernel function-pointer type: "Tensor (*)(const Tensor&, ...)", or with
+// the call's key set first ("Tensor (*)(DispatchKeySet, const Tensor&, ...)").
+std::string cpp_fn_ptr_type(const FunctionSchema& s, bool with_key_set = false);
+// Kernel parameters in schema order ("const Tensor& self, ...").
+std::string kernel_params(const FunctionSchema& s);
+// Argument names in schema order ("self, other, alpha").
+std::string schema_order_args(const FunctionSchema& s);
 // Parameter list of the C++ op function ("const Tensor& self, ...").
 // Out variants put the out arguments first, like ATen's at::add_out.
 std::vector<const Argument*> cpp_op_params_order(const FunctionSchema& s);

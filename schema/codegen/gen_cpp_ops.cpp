@@ -25,12 +25,6 @@ bool has_method(const OpInfo& op) {
          !kHandWrittenMethods.count(nf.func.name.name);
 }
 
-std::string call_args_schema_order(const FunctionSchema& s) {
-  std::string r;
-  for (size_t i = 0; i < s.arguments.size(); ++i) r += (i ? ", " : "") + s.arguments[i].name;
-  return r;
-}
-
 std::string unbox_return(const FunctionSchema& s, size_t i, const std::string& v) {
   const Return& r = s.returns[i];
   if (r.annotation && r.annotation->is_write) {
@@ -52,13 +46,13 @@ std::string unbox_return(const FunctionSchema& s, size_t i, const std::string& v
   }
 }
 
+// The op function: validates the tensors, computes the call's key set, and
+// hands on to the op's redispatch function.
 std::string op_body(const OpInfo& op) {
   const FunctionSchema& s = op.nf->func;
   std::string q = op.qualified;
   Writer w;
-  w << "  static OperatorEntry& op_ = Dispatcher::singleton().find_or_throw(\"" << q << "\");\n";
   w << "  DispatchKeySet ks_;\n";
-  std::vector<std::string> device_checked;
   int tensor_args = 0;
   for (const Argument& a : s.arguments) {
     if (a.type.base != BaseType::Tensor) continue;
@@ -94,17 +88,31 @@ std::string op_body(const OpInfo& op) {
     w << "  }\n";
   }
   if (tensor_args > 0) w << "  if (ks_.empty()) ks_ = DispatchKeySet(DispatchKey::CPU);\n";
-  w << "  ks_ = mask_tls(ks_);\n";
+  const std::string args = schema_order_args(s);
+  w << "  return redispatch::" << op.ident << "(mask_tls(ks_)" << (args.empty() ? "" : ", " + args) << ");\n";
+  return w.str();
+}
+
+// tc::redispatch::<op>: calls the kernel of the highest key in ks_ (already
+// validated and masked by the caller), unboxed when it has that form.
+std::string redispatch_body(const OpInfo& op) {
+  const FunctionSchema& s = op.nf->func;
+  const std::string q = op.qualified;
+  const std::string args = schema_order_args(s);
+  Writer w;
+  w << "  static OperatorEntry& op_ = Dispatcher::singleton().find_or_throw(\"" << q << "\");\n";
   w << "  const KernelFunction& k_ = op_.lookup(ks_);\n";
   std::string ret = cpp_return_type(s);
-  w << "  if (k_.unboxed) ";
-  std::string call = "reinterpret_cast<" + cpp_fn_ptr_type(s) + ">(k_.unboxed)(" + call_args_schema_order(s) + ")";
-  w << (ret == "void" ? call + ";\n  else {\n" : "return " + call + ";\n");
+  const std::string ret_kw = ret == "void" ? "" : "return ";
+  w << "  if (k_.unboxed_ks) " << ret_kw << "reinterpret_cast<" << cpp_fn_ptr_type(s, true) << ">(k_.unboxed_ks)(ks_"
+    << (args.empty() ? "" : ", " + args) << ");\n";
+  w << "  else if (k_.unboxed) " << ret_kw << "reinterpret_cast<" << cpp_fn_ptr_type(s) << ">(k_.unboxed)(" << args
+    << ");\n";
+  w << "  else {\n";
   w << "  Stack st;\n  st.reserve(" << s.arguments.size() << ");\n";
   for (const Argument& a : s.arguments) w << "  st.emplace_back(" << a.name << ");\n";
   w << "  k_.boxed(op_, ks_, &st, k_.ctx);\n";
   if (ret == "void") {
-    w << "  }\n";
   } else if (s.returns.size() == 1) {
     const Return& r0 = s.returns[0];
     if (!(r0.annotation && r0.annotation->is_write))
@@ -119,6 +127,7 @@ std::string op_body(const OpInfo& op) {
       w << (i ? ", " : "") << unbox_return(s, i, "st[" + std::to_string(i) + "]");
     w << ");\n";
   }
+  w << "  }\n";
   return w.str();
 }
 
@@ -137,7 +146,15 @@ std::string gen_cpp_ops_header(const Model& m) {
         cpp_return_type(s) + " " + op.cpp_name + "(" + cpp_op_params(s, true, false, op.default_floor) + ");";
     w << "// " << op.nf->func_text << "\n" << decl << "\n";
   }
-  w << "\n}  // namespace tc\n";
+  w << "\n// Below a key that has done its part (Autograd): call the kernel of the\n"
+    << "// highest key in `ks`, which the caller computed, validated and masked.\n"
+    << "namespace redispatch {\n";
+  for (const OpInfo& op : m.ops) {
+    const FunctionSchema& s = op.nf->func;
+    w << cpp_return_type(s) << " " << op.ident << "(DispatchKeySet ks_" << (s.arguments.empty() ? "" : ", ")
+      << kernel_params(s) << ");\n";
+  }
+  w << "}  // namespace redispatch\n\n}  // namespace tc\n";
   return w.str();
 }
 
@@ -161,6 +178,9 @@ std::string gen_cpp_ops_source(const Model& m) {
     << "namespace tc {\n\n";
   for (const OpInfo& op : m.ops) {
     const FunctionSchema& s = op.nf->func;
+    w << cpp_return_type(s) << " redispatch::" << op.ident << "(DispatchKeySet ks_" << (s.arguments.empty() ? "" : ", ")
+      << kernel_params(s) << ") {\n"
+      << redispatch_body(op) << "}\n\n";
     w << cpp_return_type(s) << " " << op.cpp_name << "(" << cpp_op_params(s, false) << ") {\n"
       << op_body(op) << "}\n\n";
   }

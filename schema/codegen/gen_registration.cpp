@@ -9,13 +9,6 @@
 namespace tc::codegen {
 namespace {
 
-std::string kernel_params(const FunctionSchema& s) {
-  std::string r;
-  for (size_t i = 0; i < s.arguments.size(); ++i)
-    r += (i ? ", " : "") + cpp_arg_type(s.arguments[i]) + " " + s.arguments[i].name;
-  return r;
-}
-
 std::string wrapper_name(const OpInfo& op) { return "generated_" + op.ident; }
 
 // Kernels of an op: (key, kernel name).
@@ -103,15 +96,17 @@ std::string gen_registration(const Model& m, const std::string& yaml_file,
       << wrapper_body(op) << "}\n\n";
   }
   w << "}  // namespace native\n\nnamespace {\n\n";
-  // Boxed adapters, one template per op, instantiated per kernel.
-  for (const OpInfo& op : m.ops) {
+  // Boxed adapters, one template per op, instantiated per kernel; kernels
+  // that take the key set (Autograd) get it passed on.
+  auto emit_boxed = [&](const OpInfo& op, bool with_key_set) {
     const FunctionSchema& s = op.nf->func;
-    w << "template <" << cpp_fn_ptr_type(s).insert(cpp_return_type(s).size() + 3, "F") << ">\n"
-      << "void boxed_" << op.ident << "(const OperatorEntry&, DispatchKeySet, Stack* stack, void*) {\n"
+    w << "template <" << cpp_fn_ptr_type(s, with_key_set).insert(cpp_return_type(s).size() + 3, "F") << ">\n"
+      << "void boxed_" << (with_key_set ? "ks_" : "") << op.ident << "(const OperatorEntry&, DispatchKeySet"
+      << (with_key_set ? " ks" : "") << ", Stack* stack, void*) {\n"
       << "  Stack& st = *stack;\n";
-    std::string call = "F(";
+    std::string call = with_key_set ? "F(ks" : "F(";
     for (size_t i = 0; i < s.arguments.size(); ++i)
-      call += (i ? ", " : "") + unbox_expr(s.arguments[i], i, op.qualified);
+      call += (i || with_key_set ? ", " : "") + unbox_expr(s.arguments[i], i, op.qualified);
     call += ")";
     std::string ret = cpp_return_type(s);
     if (ret == "void") {
@@ -121,6 +116,10 @@ std::string gen_registration(const Model& m, const std::string& yaml_file,
       w << "  " << decl << call << ";\n  st.clear();\n  " << box_returns(s, "r") << "\n";
     }
     w << "}\n\n";
+  };
+  for (const OpInfo& op : m.ops) {
+    emit_boxed(op, false);
+    if (autograd_of.count(&op)) emit_boxed(op, true);
   }
   w << "}  // namespace\n\n";
   w << "void register_builtin_ops(Dispatcher& d) {\n  autograd::register_autograd_fallback(d);\n";
@@ -139,8 +138,9 @@ std::string gen_registration(const Model& m, const std::string& yaml_file,
     if (auto it = autograd_of.find(&op); it != autograd_of.end()) {
       const std::string fn = "autograd::generated::" + it->second;
       w << "    {\n      KernelFunction k;\n"
-        << "      k.unboxed = reinterpret_cast<void*>(static_cast<" << cpp_fn_ptr_type(s) << ">(&" << fn << "));\n"
-        << "      k.boxed = &boxed_" << op.ident << "<&" << fn << ">;\n"
+        << "      k.unboxed_ks = reinterpret_cast<void*>(static_cast<" << cpp_fn_ptr_type(s, true) << ">(&" << fn
+        << "));\n"
+        << "      k.boxed = &boxed_ks_" << op.ident << "<&" << fn << ">;\n"
         << "      d.register_kernel(op, DispatchKey::Autograd, std::move(k), \"" << fn << "\");\n    }\n";
     }
     w << "  }\n";

@@ -47,6 +47,8 @@ class DispatchKeySet {
   constexpr DispatchKeySet operator-(DispatchKeySet o) const { return from_bits(bits_ & ~o.bits_); }
   DispatchKeySet add(DispatchKey k) const { return *this | DispatchKeySet(k); }
   DispatchKeySet remove(DispatchKey k) const { return *this - DispatchKeySet(k); }
+  // The keys of lower priority than k: where a kernel at k redispatches to.
+  constexpr DispatchKeySet below(DispatchKey k) const { return from_bits(bits_ & ((uint32_t(1) << uint8_t(k)) - 1)); }
   // Highest-priority key, Undefined if empty.
   DispatchKey highest() const { return bits_ ? DispatchKey(31 - __builtin_clz(bits_)) : DispatchKey::Undefined; }
   bool operator==(DispatchKeySet o) const { return bits_ == o.bits_; }
