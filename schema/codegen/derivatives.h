@@ -59,7 +59,8 @@ std::vector<LoadError> load_derivatives(const std::string& yaml_text, const std:
 
 // Generated files: nodes (header + source) and the autograd kernels.
 std::string gen_autograd_header(const Model& m, const Derivatives& d);
-std::string gen_autograd_source(const Model& m, const Derivatives& d);
+// The nodes and kernels of the ops in `shard` (-1: all).
+std::string gen_autograd_source(const Model& m, const Derivatives& d, int shard = -1);
 // The qualified ops that get a generated Autograd kernel, with kernel names.
 std::vector<std::pair<const OpInfo*, std::string>> autograd_kernels(const Model& m, const Derivatives& d);
 

@@ -294,7 +294,7 @@ std::string c_entry_name(const OperatorName& n) {
   return "tc_" + c_ident((n.ns.empty() ? "" : n.ns + "_") + name + (n.overload.empty() ? "" : "_" + n.overload));
 }
 
-Model build_model(const std::vector<NativeFunction>& nfs, std::vector<LoadError>* errors) {
+Model build_model(const std::vector<NativeFunction>& nfs, std::vector<LoadError>* errors, int shards) {
   Model m;
   m.ops.reserve(nfs.size());
   std::set<std::string> c_names;
@@ -309,6 +309,9 @@ Model build_model(const std::vector<NativeFunction>& nfs, std::vector<LoadError>
       errors->push_back(
           {nf.file, nf.line, "c-name-reserved", op.c_name + " contains \"__\", which C++ reserves; rename the op", ""});
     op.cpp_name = nf.func.kind() == SchemaKind::Out ? n.base_name() + "_out" : n.name;
+    uint32_t h = 2166136261u;  // FNV-1a: stable across compilers and runs
+    for (char c : n.base_name()) h = (h ^ uint8_t(c)) * 16777619u;
+    op.shard = int(h % uint32_t(std::max(shards, 1)));
     if (!c_names.insert(op.c_name).second)
       errors->push_back({nf.file, nf.line, "c-name-collision", "two ops map to the C name " + op.c_name, ""});
     m.ops.push_back(op);

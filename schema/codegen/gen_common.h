@@ -31,14 +31,23 @@ struct OpInfo {
   // C++ default arguments start no earlier than this parameter index, so that
   // no call can match two overloads of the same name.
   size_t default_floor = 0;
+  // Which generated source file holds the op's code: a hash of its base name
+  // (add, add_, add.out share one), so editing one op rebuilds one shard.
+  int shard = 0;
 };
+
+// Generated sources are split into this many shards (CMake lists the files).
+constexpr int kDefaultShards = 8;
+// Whether op belongs in `shard` (-1: every op, one unsharded file).
+inline bool in_shard(const OpInfo& op, int shard) { return shard < 0 || op.shard == shard; }
 
 struct Model {
   std::vector<OpInfo> ops;
 };
 
-// Builds OpInfos, pairs wrappers with functional siblings. Appends errors.
-Model build_model(const std::vector<NativeFunction>& nfs, std::vector<LoadError>* errors);
+// Builds OpInfos, pairs wrappers with functional siblings, assigns each op
+// to one of `shards` shards. Appends errors.
+Model build_model(const std::vector<NativeFunction>& nfs, std::vector<LoadError>* errors, int shards = 1);
 
 bool is_mutable(const Argument& a);  // Tensor(a!) ...
 bool is_out_arg(const Argument& a);  // mutable and kwarg-only
@@ -97,14 +106,16 @@ class Writer {
 
 // Each output module.
 std::string gen_c_header(const Model& m);
-std::string gen_c_entries(const Model& m);
+std::string gen_c_entries(const Model& m, int shard = -1);
 std::string gen_cpp_ops_header(const Model& m);
 std::string gen_tensor_methods_header(const Model& m);
-std::string gen_cpp_ops_source(const Model& m);
+std::string gen_cpp_ops_source(const Model& m, int shard = -1);
 std::string gen_native_header(const Model& m);
 // autograd: (op, kernel name in tc::autograd::generated) registered for the Autograd key.
-std::string gen_registration(const Model& m, const std::string& yaml_file,
-                             const std::vector<std::pair<const OpInfo*, std::string>>& autograd);
+// register_builtin_ops() calling every shard's register_ops_shard_<k>().
+std::string gen_registration(int shards);
+std::string gen_registration_shard(const Model& m, int shard, const std::string& yaml_file,
+                                   const std::vector<std::pair<const OpInfo*, std::string>>& autograd);
 std::string gen_listing(const Model& m);
 // Binding surfaces, each over the C ABI alone.
 std::string gen_cpp_binding(const Model& m);  // include/tensorc_ops.hpp (bindings/cpp)

@@ -2,6 +2,8 @@
 // tc_codegen: reads schema/ops.yaml and writes the op surface into the build
 // tree. Files are rewritten only when their content changes, so an edit to
 // one op does not rebuild everything.
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -30,7 +32,7 @@ bool write_if_changed(const fs::path& path, const std::string& content) {
 
 int usage() {
   std::cerr << "usage: tc_codegen --ops schema/ops.yaml [--derivatives schema/derivatives.yaml] --out DIR [--kernels "
-               "DIR]...\n";
+               "DIR]... [--shards N]\n";
   return 2;
 }
 
@@ -38,6 +40,7 @@ int usage() {
 
 int main(int argc, char** argv) {
   std::string ops_path, out_dir, derivatives_path;
+  int shards = kDefaultShards;
   LoadOptions opts;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -50,6 +53,8 @@ int main(int argc, char** argv) {
       derivatives_path = argv[++i];
     else if (a == "--kernels")
       opts.kernel_source_dirs.push_back(argv[++i]);
+    else if (a == "--shards")
+      shards = std::max(1, std::atoi(argv[++i]));
     else
       return usage();
   }
@@ -66,7 +71,7 @@ int main(int argc, char** argv) {
   std::vector<NativeFunction> nfs;
   std::vector<LoadError> errors = load_native_functions(ss.str(), shown, opts, &nfs);
   Model model;
-  if (errors.empty()) model = build_model(nfs, &errors);
+  if (errors.empty()) model = build_model(nfs, &errors, shards);
   Derivatives derivatives;
   if (errors.empty() && !derivatives_path.empty()) {
     std::ifstream din(derivatives_path);
@@ -86,20 +91,25 @@ int main(int argc, char** argv) {
     return 1;
   }
   fs::path out(out_dir);
-  bool ok = write_if_changed(out / "include/tensorc_ops.h", gen_c_header(model)) &&
-            write_if_changed(out / "capi_ops.cpp", gen_c_entries(model)) &&
-            write_if_changed(out / "tensorc_gen/ops.h", gen_cpp_ops_header(model)) &&
-            write_if_changed(out / "tensorc_gen/tensor_methods.h", gen_tensor_methods_header(model)) &&
-            write_if_changed(out / "ops.cpp", gen_cpp_ops_source(model)) &&
-            write_if_changed(out / "tensorc_gen/native_functions.h", gen_native_header(model)) &&
-            write_if_changed(out / "register_ops.cpp",
-                             gen_registration(model, shown, autograd_kernels(model, derivatives))) &&
-            write_if_changed(out / "tensorc_gen/autograd.h", gen_autograd_header(model, derivatives)) &&
-            write_if_changed(out / "autograd.cpp", gen_autograd_source(model, derivatives)) &&
-            write_if_changed(out / "ops.json", gen_listing(model)) &&
-            write_if_changed(out / "include/tensorc_ops.hpp", gen_cpp_binding(model)) &&
-            write_if_changed(out / "rust/sys_ops.rs", gen_rust_sys(model)) &&
-            write_if_changed(out / "rust/ops.rs", gen_rust_ops(model));
+  const auto autograd = autograd_kernels(model, derivatives);
+  bool ok = true;
+  for (int k = 0; k < shards && ok; ++k) {
+    const std::string n = "_" + std::to_string(k) + ".cpp";
+    ok = write_if_changed(out / ("capi_ops" + n), gen_c_entries(model, k)) &&
+         write_if_changed(out / ("ops" + n), gen_cpp_ops_source(model, k)) &&
+         write_if_changed(out / ("register_ops" + n), gen_registration_shard(model, k, shown, autograd)) &&
+         write_if_changed(out / ("autograd" + n), gen_autograd_source(model, derivatives, k));
+  }
+  ok = ok && write_if_changed(out / "include/tensorc_ops.h", gen_c_header(model)) &&
+       write_if_changed(out / "tensorc_gen/ops.h", gen_cpp_ops_header(model)) &&
+       write_if_changed(out / "tensorc_gen/tensor_methods.h", gen_tensor_methods_header(model)) &&
+       write_if_changed(out / "tensorc_gen/native_functions.h", gen_native_header(model)) &&
+       write_if_changed(out / "register_ops.cpp", gen_registration(shards)) &&
+       write_if_changed(out / "tensorc_gen/autograd.h", gen_autograd_header(model, derivatives)) &&
+       write_if_changed(out / "ops.json", gen_listing(model)) &&
+       write_if_changed(out / "include/tensorc_ops.hpp", gen_cpp_binding(model)) &&
+       write_if_changed(out / "rust/sys_ops.rs", gen_rust_sys(model)) &&
+       write_if_changed(out / "rust/ops.rs", gen_rust_ops(model));
   if (!ok) {
     std::cerr << "tc_codegen: failed to write into " << out_dir << "\n";
     return 1;

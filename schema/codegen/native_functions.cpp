@@ -18,7 +18,7 @@
 namespace tc::codegen {
 namespace {
 
-const char* const kEntryKeys[] = {"func", "variants", "dispatch", "device_guard", "device_check", "tags"};
+const char* const kEntryKeys[] = {"func", "variants", "dispatch", "device_guard", "device_check", "tags", "structured"};
 const char* const kBackendKeys[] = {"CPU", "CUDA", "PrivateUse1"};
 constexpr const char* kExplicit = "CompositeExplicitAutograd";
 constexpr const char* kImplicit = "CompositeImplicitAutograd";
@@ -90,6 +90,32 @@ bool is_true_false(const std::string& s, bool* value) {
   return false;
 }
 
+const Family* find_family(const std::string& name) {
+  for (const Family& f : kFamilies)
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+std::string fill_family(const char* pattern, const std::string& name) {
+  std::string s = pattern;
+  const size_t at = s.find("{}");
+  return at == std::string::npos ? s : s.replace(at, 2, name);
+}
+
+// The in-place and out= entries of a structured functional entry.
+std::vector<NativeFunction> derive_structured(const NativeFunction& fn) {
+  const Family* family = find_family(fn.structured->family);
+  std::vector<NativeFunction> derived;
+  for (const char* pattern : {family->inplace, family->out}) {
+    NativeFunction d = fn;
+    d.func_text = fill_family(pattern, fn.func.name.name);
+    d.func = std::get<schema::FunctionSchema>(schema::parse_schema(d.func_text));
+    if (pattern == family->out) d.variants = {Variant::Function};
+    derived.push_back(std::move(d));
+  }
+  return derived;
+}
+
 class EntryLoader {
  public:
   EntryLoader(const std::string& file, std::vector<LoadError>* errors) : file_(file), errors_(errors) {}
@@ -124,6 +150,7 @@ class EntryLoader {
     if (const YAML::Node n = entry["device_guard"]) load_bool("device_guard", n, &fn->device_guard);
     if (const YAML::Node n = entry["device_check"]) load_bool("device_check", n, &fn->device_check);
     if (const YAML::Node n = entry["tags"]) load_tags(n, fn);
+    if (const YAML::Node n = entry["structured"]) load_structured(n, fn);
     return errors_->size() == errors_before;
   }
 
@@ -210,6 +237,36 @@ class EntryLoader {
             "CompositeImplicitAutograd together with a backend key: a decomposition runs on every backend");
   }
 
+  void load_structured(const YAML::Node& node, NativeFunction* fn) {
+    if (!node.IsScalar()) return error("yaml", "`structured:` must name a family");
+    const Family* family = find_family(trim(node.Scalar()));
+    if (!family) {
+      std::string known;
+      for (const Family& f : kFamilies) known += std::string(known.empty() ? "" : ", ") + f.name;
+      return error("unknown-family", "unknown family '" + trim(node.Scalar()) + "' (expected one of: " + known + ")");
+    }
+    StructuredInfo info;
+    info.family = family->name;
+    if (!func_ok_) return;
+    const std::string want = fill_family(family->functional, fn->func.name.name);
+    if (!fn->func.name.overload.empty() || fn->func.str() != want)
+      return error("family-signature",
+                   "a `" + info.family + "` entry must be `" + want + "`, got `" + fn->func.str() + "`");
+    if (fn->dispatch_given) {
+      for (const auto& [key, loop] : fn->dispatch) {
+        if (!contains(kBackendKeys, key))
+          error("structured-dispatch",
+                "a structured entry's `dispatch:` maps backends to loops; '" + key + "' is not a backend key");
+        info.loops[key] = loop;
+      }
+      fn->dispatch.clear();
+    } else {
+      info.loops["CPU"] = fn->func.name.name + "_loop_cpu";
+      fn->dispatch_given = true;
+    }
+    fn->structured = std::move(info);
+  }
+
   void load_bool(const char* key, const YAML::Node& node, bool* value) {
     if (!node.IsScalar() || !is_true_false(node.Scalar(), value))
       error("bad-bool", std::string("`") + key + ":` must be true or false");
@@ -271,17 +328,9 @@ std::vector<LoadError> load_native_functions(const std::string& yaml_text, const
     first_definition.emplace(fn.func.name.qualified(), fn.file + ":" + std::to_string(fn.line));
   std::vector<NativeFunction> loaded;
 
-  for (const auto& entry : root) {
-    NativeFunction fn;
-    EntryLoader loader(file_name, &errors);
-    bool ok = false;
-    try {
-      ok = loader.load(entry, &fn);
-    } catch (const YAML::Exception& e) {  // a node of an unexpected kind deep inside the entry
-      errors.push_back(LoadError{file_name, static_cast<int>(entry.Mark().line) + 1, "yaml", e.msg, ""});
-      continue;
-    }
-    if (loader.func_ok()) {
+  // The checks that look across entries; `ok`: the entry itself loaded cleanly.
+  auto finish = [&](NativeFunction fn, bool ok, bool func_ok) -> bool {
+    if (func_ok) {
       const std::string qualified = fn.func.name.qualified();
       const auto [it, inserted] = first_definition.emplace(qualified, file_name + ":" + std::to_string(fn.line));
       if (!inserted) {
@@ -292,7 +341,8 @@ std::vector<LoadError> load_native_functions(const std::string& yaml_text, const
     }
     if (!opts.kernel_source_dirs.empty()) {
       std::set<std::string> reported;
-      for (const auto& [key, kernel] : fn.dispatch) {
+      const auto& named = fn.structured ? fn.structured->loops : fn.dispatch;
+      for (const auto& [key, kernel] : named) {
         if (known_kernels.count(kernel) || !reported.insert(kernel).second) continue;
         ok = false;
         errors.push_back(LoadError{file_name, fn.line, "undefined-kernel",
@@ -300,6 +350,27 @@ std::vector<LoadError> load_native_functions(const std::string& yaml_text, const
       }
     }
     if (ok) loaded.push_back(std::move(fn));
+    return ok;
+  };
+  for (const auto& entry : root) {
+    NativeFunction fn;
+    EntryLoader loader(file_name, &errors);
+    bool ok = false;
+    try {
+      ok = loader.load(entry, &fn);
+    } catch (const YAML::Exception& e) {  // a node of an unexpected kind deep inside the entry
+      errors.push_back(LoadError{file_name, static_cast<int>(entry.Mark().line) + 1, "yaml", e.msg, ""});
+      continue;
+    }
+    std::vector<NativeFunction> derived;
+    if (ok && fn.structured) derived = derive_structured(fn);
+    finish(std::move(fn), ok, loader.func_ok());
+    // A derived variant's loops were checked with its entry.
+    for (NativeFunction& d : derived) {
+      const StructuredInfo info = *d.structured;
+      d.structured->loops.clear();
+      if (finish(std::move(d), true, true)) loaded.back().structured = info;
+    }
   }
   for (auto& fn : loaded) out->push_back(std::move(fn));
   return errors;

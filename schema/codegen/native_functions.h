@@ -13,6 +13,34 @@ namespace tc::codegen {
 
 enum class Variant { Function, Method };
 
+// An op family whose functional, in-place and out= variants come from one
+// entry (`structured: <family>`) and share one hand-written C++ function per
+// variant, tc::structured::<family>{,_,_out}(args..., op name, loop): the
+// device-agnostic meta step (dtypes, shapes, out= checks) that then runs the
+// op's per-device loop. One row per family.
+struct Family {
+  const char* name;
+  const char* functional;  // the schema the entry must have, "{}" standing for its name
+  const char* inplace;     // the derived in-place schema
+  const char* out;         // the derived out= schema
+};
+inline constexpr Family kFamilies[] = {
+    // out = f(self), same dtype as self (abs, floor...)
+    {"unary_same", "{}(Tensor self) -> Tensor", "{}_(Tensor(a!) self) -> Tensor(a!)",
+     "{}.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)"},
+    // out = f(self), floating: integer and bool inputs compute in float32 (exp, sin...)
+    {"unary_float", "{}(Tensor self) -> Tensor", "{}_(Tensor(a!) self) -> Tensor(a!)",
+     "{}.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)"},
+};
+
+// What a structured entry (and each variant derived from it) carries.
+struct StructuredInfo {
+  std::string family;
+  // Backend key -> the op's loop there, `void <loop>(TensorIter&)` in
+  // tc::native. Default (no `dispatch:`): {CPU: <name>_loop_cpu}.
+  std::map<std::string, std::string> loops;
+};
+
 // A dispatch key as written in ops.yaml `dispatch:` (runtime or alias key).
 // Keys: CPU, CUDA, PrivateUse1, CompositeExplicitAutograd, CompositeImplicitAutograd.
 struct NativeFunction {
@@ -24,6 +52,7 @@ struct NativeFunction {
   bool device_guard = true;
   bool device_check = true;
   std::vector<std::string> tags;
+  std::optional<StructuredInfo> structured;  // set on all three variants of a structured entry
   std::string file;
   int line = 0;  // 1-based line of the entry's `func:`
 
@@ -69,6 +98,12 @@ struct LoadOptions {
 //   duplicate-dispatch-key  one key given twice (e.g. `CPU: a` and `CPU, CUDA: b`)
 //   bad-kernel-name    a dispatch kernel name that is not a C++ identifier
 //   bad-tag            a tag that is not an identifier
+//   unknown-family     `structured:` names no row of kFamilies
+//   family-signature   a structured entry's func is not its family's schema
+//   structured-dispatch  a structured entry's `dispatch:` names a composite key
+//                      (it maps backends to loops)
+// A structured entry expands into its functional, in-place and out= entries
+// (the in-place one gets the entry's variants, out= the function variant).
 // ("yaml" also covers a key whose value has the wrong YAML kind, a repeated key
 // in one entry, and an empty `dispatch:`.)
 // Every error's line is the 1-based line of the offending entry (its `func:`);

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "cpu/loops.h"
-#include "cpu/pointwise.h"
+#include "tensorc_gen/native_functions.h"
 
 namespace tc::native {
 namespace {

@@ -3,7 +3,7 @@
 // output; contiguous inputs coalesce to one memcpy per outer row.
 #include "core/shape.h"
 #include "cpu/reduce_copy.h"
-#include "cpu/reduce_ops.h"
+#include "tensorc_gen/native_functions.h"
 
 namespace tc::native {
 namespace {

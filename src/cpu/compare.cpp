@@ -3,7 +3,7 @@
 // ops (and or xor not). Comparisons and logical ops compute in the promoted
 // dtype and write bool; bitwise ops accept integral and bool dtypes only.
 #include "cpu/loops.h"
-#include "cpu/pointwise.h"
+#include "tensorc_gen/native_functions.h"
 
 namespace tc::native {
 namespace {

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "core/iter.h"
-#include "cpu/pointwise.h"
+#include "tensorc_gen/native_functions.h"
 
 namespace tc::native {
 namespace {

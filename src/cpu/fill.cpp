@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "core/iter.h"
-#include "cpu/pointwise.h"
+#include "tensorc_gen/native_functions.h"
 
 namespace tc::native {
 namespace {

@@ -5,7 +5,7 @@
 #include <type_traits>
 
 #include "cpu/reduce_engine.h"
-#include "cpu/reduce_ops.h"
+#include "tensorc_gen/native_functions.h"
 #include "cpu/reduce_simd.h"
 
 namespace tc::native {

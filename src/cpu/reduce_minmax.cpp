@@ -8,7 +8,7 @@
 
 #include "cpu/reduce_copy.h"
 #include "cpu/reduce_engine.h"
-#include "cpu/reduce_ops.h"
+#include "tensorc_gen/native_functions.h"
 #include "cpu/reduce_simd.h"
 
 namespace tc::native {

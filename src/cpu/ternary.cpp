@@ -6,7 +6,7 @@
 
 #include "core/promotion.h"
 #include "cpu/loops.h"
-#include "cpu/pointwise.h"
+#include "tensorc_gen/native_functions.h"
 
 namespace tc::native {
 namespace {

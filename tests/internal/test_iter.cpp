@@ -13,7 +13,8 @@
 #include "core/overlap.h"
 #include "core/parallel.h"
 #include "cpu/loops.h"
-#include "cpu/pointwise.h"
+#include "tensorc_gen/native_functions.h"
+#include "tensorc_gen/ops.h"
 
 using namespace tc;
 using namespace tc::native;
@@ -755,30 +756,30 @@ TEST(Compare, Bitwise) {
 // ===========================================================================
 
 TEST(Unary, SameDtypeOps) {
-  expect_values(abs_cpu(vec({-128, 5}, I8)), {-128, 5});
-  expect_values(abs_cpu(vec({-1.5, 2})), {1.5, 2});
-  EXPECT_EQ(error_of([&] { abs_cpu(vec({1}, B)); }), ErrorCode::Type);
+  expect_values(tc::abs(vec({-128, 5}, I8)), {-128, 5});
+  expect_values(tc::abs(vec({-1.5, 2})), {1.5, 2});
+  EXPECT_EQ(error_of([&] { tc::abs(vec({1}, B)); }), ErrorCode::Type);
   expect_values(neg_cpu(vec({5}, U8)), {251});
   std::string msg;
   EXPECT_EQ(error_of([&] { neg_cpu(vec({1}, B)); }, &msg), ErrorCode::Type);
   EXPECT_NE(msg.find("logical_not"), std::string::npos) << msg;
-  expect_values(sign_cpu(vec({1.5, kNaN, -0.0, -3})), {1, 0, 0, -1});
-  expect_values(sign_cpu(vec({1, 0}, B)), {1, 0});
-  expect_values(sign_cpu(vec({0, 4}, U8)), {0, 1});
+  expect_values(tc::sign(vec({1.5, kNaN, -0.0, -3})), {1, 0, 0, -1});
+  expect_values(tc::sign(vec({1, 0}, B)), {1, 0});
+  expect_values(tc::sign(vec({0, 4}, U8)), {0, 1});
   expect_values(relu_cpu(vec({3, -2}, I64)), {3, 0});
   expect_values(relu_cpu(vec({-0.5, kNaN, 2})), {0, kNaN, 2});
   EXPECT_EQ(error_of([&] { relu_cpu(vec({1}, B)); }), ErrorCode::Type);
 }
 
 TEST(Unary, Rounding) {
-  expect_values(round_cpu(vec({0.5, 1.5, 2.5, -0.5, -1.7})), {0, 2, 2, -0.0, -2});
-  expect_values(floor_cpu(vec({-1.5, 1.5})), {-2, 1});
-  expect_values(ceil_cpu(vec({-1.5, 1.5})), {-1, 2});
-  expect_values(trunc_cpu(vec({-1.7, 1.7})), {-1, 1});
-  Tensor ri = floor_cpu(vec({3, -2}, I64));
+  expect_values(tc::round(vec({0.5, 1.5, 2.5, -0.5, -1.7})), {0, 2, 2, -0.0, -2});
+  expect_values(tc::floor(vec({-1.5, 1.5})), {-2, 1});
+  expect_values(tc::ceil(vec({-1.5, 1.5})), {-1, 2});
+  expect_values(tc::trunc(vec({-1.7, 1.7})), {-1, 1});
+  Tensor ri = tc::floor(vec({3, -2}, I64));
   EXPECT_EQ(ri.dtype(), I64);
   expect_values(ri, {3, -2});
-  EXPECT_EQ(error_of([&] { round_cpu(vec({1}, B)); }), ErrorCode::Type);
+  EXPECT_EQ(error_of([&] { tc::round(vec({1}, B)); }), ErrorCode::Type);
   expect_values(round_decimals_cpu(vec({2.5, -0.55}), 1), {2.5, -0.6000000238418579});
   expect_values(round_decimals_cpu(vec({1234.5678}), -2), {1200});
   EXPECT_EQ(error_of([&] { round_decimals_cpu(vec({1}, I64), 1); }), ErrorCode::Type);
@@ -786,29 +787,29 @@ TEST(Unary, Rounding) {
 
 TEST(Unary, FloatingResults) {
   Tensor i = vec({3, -2}, I64);
-  Tensor r = sigmoid_cpu(i);
+  Tensor r = tc::sigmoid(i);
   EXPECT_EQ(r.dtype(), F32);
   expect_values(r, {0.9525741338729858, 0.11920291930437088}, 1e-7);
-  expect_values(exp_cpu(vec({1, 0}, B)), {2.7182817459106445, 1}, 1e-6);
-  expect_values(log_cpu(vec({0, -1}, I64)), {-kInf, kNaN});
-  expect_values(sqrt_cpu(vec({4}, I8)), {2});
-  expect_values(reciprocal_cpu(i), {1.0 / 3, -0.5}, 1e-7);
-  expect_values(rsqrt_cpu(vec({4, 16}, F64)), {0.5, 0.25});
-  expect_values(erf_cpu(i), {0.9999778866767883, -0.9953222870826721}, 1e-7);
-  expect_values(expm1_cpu(vec({1e-10}, F64)), {1e-10}, 1e-20);
-  expect_values(log1p_cpu(vec({1e-10}, F64)), {1e-10}, 1e-20);
-  expect_values(log2_cpu(vec({8})), {3});
-  expect_values(log10_cpu(vec({1000}, F64)), {3}, 1e-15);
-  expect_values(tanh_cpu(vec({1}, F16)), {0.76171875});
-  expect_values(sin_cpu(vec({0.5}, F64)), {std::sin(0.5)});
-  expect_values(cos_cpu(vec({0.5}, F64)), {std::cos(0.5)});
-  expect_values(tan_cpu(vec({0.5}, F64)), {std::tan(0.5)});
-  expect_values(asin_cpu(vec({0.5}, F64)), {std::asin(0.5)});
-  expect_values(acos_cpu(vec({0.5}, F64)), {std::acos(0.5)});
-  expect_values(atan_cpu(vec({0.5}, F64)), {std::atan(0.5)});
-  expect_values(sinh_cpu(vec({0.5}, F64)), {std::sinh(0.5)});
-  expect_values(cosh_cpu(vec({0.5}, F64)), {std::cosh(0.5)});
-  Tensor bf = exp_cpu(vec({1}, BF16));
+  expect_values(tc::exp(vec({1, 0}, B)), {2.7182817459106445, 1}, 1e-6);
+  expect_values(tc::log(vec({0, -1}, I64)), {-kInf, kNaN});
+  expect_values(tc::sqrt(vec({4}, I8)), {2});
+  expect_values(tc::reciprocal(i), {1.0 / 3, -0.5}, 1e-7);
+  expect_values(tc::rsqrt(vec({4, 16}, F64)), {0.5, 0.25});
+  expect_values(tc::erf(i), {0.9999778866767883, -0.9953222870826721}, 1e-7);
+  expect_values(tc::expm1(vec({1e-10}, F64)), {1e-10}, 1e-20);
+  expect_values(tc::log1p(vec({1e-10}, F64)), {1e-10}, 1e-20);
+  expect_values(tc::log2(vec({8})), {3});
+  expect_values(tc::log10(vec({1000}, F64)), {3}, 1e-15);
+  expect_values(tc::tanh(vec({1}, F16)), {0.76171875});
+  expect_values(tc::sin(vec({0.5}, F64)), {std::sin(0.5)});
+  expect_values(tc::cos(vec({0.5}, F64)), {std::cos(0.5)});
+  expect_values(tc::tan(vec({0.5}, F64)), {std::tan(0.5)});
+  expect_values(tc::asin(vec({0.5}, F64)), {std::asin(0.5)});
+  expect_values(tc::acos(vec({0.5}, F64)), {std::acos(0.5)});
+  expect_values(tc::atan(vec({0.5}, F64)), {std::atan(0.5)});
+  expect_values(tc::sinh(vec({0.5}, F64)), {std::sinh(0.5)});
+  expect_values(tc::cosh(vec({0.5}, F64)), {std::cosh(0.5)});
+  Tensor bf = tc::exp(vec({1}, BF16));
   EXPECT_EQ(bf.dtype(), BF16);
   expect_values(bf, {2.71875});
 }
@@ -818,7 +819,7 @@ TEST(Unary, FastExpMatchesLibm) {
   std::vector<double> xs = {0, -0.0, 1, -1, 10.5, -10.5, 88.7, 88.8, -87.5, -103.9, -104.5, 1e-8, kInf, -kInf, kNaN};
   std::vector<double> inputs(xs);
   for (int i = 0; i < 1000; ++i) inputs.push_back(-100.0 + i * 0.1883);
-  Tensor r = exp_cpu(vec(inputs));
+  Tensor r = tc::exp(vec(inputs));
   std::vector<double> got = values(r);
   for (size_t i = 0; i < inputs.size(); ++i) {
     const float x = float(inputs[i]);
@@ -831,8 +832,8 @@ TEST(Unary, FastExpMatchesLibm) {
       EXPECT_LE(std::fabs(float(got[i]) - ref), std::nextafterf(ref, INFINITY) - ref) << "x=" << x;
     }
   }
-  expect_values(sigmoid_cpu(vec({-200, 0, 200, kNaN})), {0, 0.5, 1, kNaN});
-  expect_values(exp_cpu(vec({1}, F16)), {2.71875});
+  expect_values(tc::sigmoid(vec({-200, 0, 200, kNaN})), {0, 0.5, 1, kNaN});
+  expect_values(tc::exp(vec({1}, F16)), {2.71875});
 }
 
 TEST(Unary, Gelu) {

@@ -17,38 +17,12 @@
 #include "core/generator.h"
 #include "core/parallel.h"
 #include "core/tensor.h"
+#include "tensorc_gen/native_functions.h"  // the kernels under test
 
-// The kernels under test (the generated tensorc_gen/native_functions.h
-// declares the same signatures).
 namespace tc::native {
 using OptDt = std::optional<ScalarType>;
 using OptDev = std::optional<Device>;
 using OptGen = std::optional<Generator>;
-Tensor empty_cpu(IntArrayRef size, OptDt dtype, OptDev device);
-Tensor empty_strided_cpu(IntArrayRef size, IntArrayRef stride, OptDt dtype, OptDev device);
-Tensor zeros_cpu(IntArrayRef size, OptDt dtype, OptDev device);
-Tensor ones_cpu(IntArrayRef size, OptDt dtype, OptDev device);
-Tensor full_cpu(IntArrayRef size, const Scalar& fill_value, OptDt dtype, OptDev device);
-Tensor scalar_tensor_cpu(const Scalar& s, OptDt dtype, OptDev device);
-Tensor empty_like_cpu(const Tensor& self, OptDt dtype, OptDev device);
-Tensor zeros_like_cpu(const Tensor& self, OptDt dtype, OptDev device);
-Tensor ones_like_cpu(const Tensor& self, OptDt dtype, OptDev device);
-Tensor full_like_cpu(const Tensor& self, const Scalar& fill_value, OptDt dtype, OptDev device);
-Tensor arange_cpu(const Scalar& end, OptDt dtype, OptDev device);
-Tensor arange_start_cpu(const Scalar& start, const Scalar& end, OptDt dtype, OptDev device);
-Tensor arange_start_step_cpu(const Scalar& start, const Scalar& end, const Scalar& step, OptDt dtype, OptDev device);
-Tensor linspace_cpu(const Scalar& start, const Scalar& end, int64_t steps, OptDt dtype, OptDev device);
-Tensor eye_cpu(int64_t n, OptDt dtype, OptDev device);
-Tensor eye_m_cpu(int64_t n, int64_t m, OptDt dtype, OptDev device);
-Tensor rand_cpu(IntArrayRef size, OptGen generator, OptDt dtype, OptDev device);
-Tensor randn_cpu(IntArrayRef size, OptGen generator, OptDt dtype, OptDev device);
-Tensor randint_cpu(int64_t high, IntArrayRef size, OptGen generator, OptDt dtype, OptDev device);
-Tensor randint_low_cpu(int64_t low, int64_t high, IntArrayRef size, OptGen generator, OptDt dtype, OptDev device);
-Tensor randperm_cpu(int64_t n, OptGen generator, OptDt dtype, OptDev device);
-Tensor& uniform_cpu_(Tensor& self, double from, double to, OptGen generator);
-Tensor& normal_cpu_(Tensor& self, double mean, double std, OptGen generator);
-Tensor bernoulli_cpu(const Tensor& self, OptGen generator);
-Tensor& bernoulli_float_cpu_(Tensor& self, double p, OptGen generator);
 }  // namespace tc::native
 
 namespace tc {

@@ -15,7 +15,7 @@
 #include "core/tensor.h"
 #include "cpu/blas.h"
 #include "cpu/reduce_copy.h"
-#include "cpu/reduce_ops.h"
+#include "tensorc_gen/native_functions.h"
 
 using namespace tc;
 namespace N = tc::native;

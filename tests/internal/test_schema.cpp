@@ -489,7 +489,41 @@ const InvalidYaml kInvalidYaml[] = {
     {"- func: f(Tensor self) -> Tensor\n  dispatch:\n    CPU: a\n    CPU, CUDA: b\n", "duplicate-dispatch-key", 1},
     {"- func: f(Tensor self) -> Tensor\n  dispatch:\n    CPU: add-cpu\n", "bad-kernel-name", 1},
     {"- func: f(Tensor self) -> Tensor\n  tags: [core, not a tag]\n", "bad-tag", 1},
+    {"- func: f(Tensor self) -> Tensor\n  structured: unary_nope\n", "unknown-family", 1},
+    {"- func: f(Tensor self, Tensor other) -> Tensor\n  structured: unary_float\n", "family-signature", 1},
+    {"- func: f.x(Tensor self) -> Tensor\n  structured: unary_float\n", "family-signature", 1},
+    {"- func: f(Tensor self) -> Tensor\n  structured: unary_same\n  dispatch:\n    CompositeExplicitAutograd: g\n",
+     "structured-dispatch", 1},
+    {"- func: f_(Tensor(a!) self) -> Tensor(a!)\n- func: f(Tensor self) -> Tensor\n  structured: unary_same\n",
+     "duplicate-overload", 2},
 };
+
+TEST(OpsYaml, StructuredEntryYieldsThreeVariants) {
+  std::vector<NativeFunction> fns;
+  const auto errors =
+      load("- func: exp(Tensor self) -> Tensor\n  variants: function, method\n  structured: unary_float\n"
+           "- func: sin(Tensor self) -> Tensor\n  structured: unary_float\n  dispatch:\n    CPU: sin_loop\n"
+           "    CUDA: sin_loop_gpu\n",
+           &fns);
+  for (const auto& e : errors) ADD_FAILURE() << e.str();
+  ASSERT_EQ(fns.size(), 6u);
+  EXPECT_EQ(fns[0].func.str(), "exp(Tensor self) -> Tensor");
+  EXPECT_EQ(fns[1].func.str(), "exp_(Tensor(a!) self) -> Tensor(a!)");
+  EXPECT_EQ(fns[2].func.str(), "exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)");
+  EXPECT_EQ(fns[1].variants, (std::vector<Variant>{Variant::Function, Variant::Method}));
+  EXPECT_EQ(fns[2].variants, std::vector<Variant>{Variant::Function});
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(fns[i].structured) << i;
+    EXPECT_EQ(fns[i].structured->family, "unary_float");
+    EXPECT_EQ(fns[i].structured->loops, (std::map<std::string, std::string>{{"CPU", "exp_loop_cpu"}}));
+    EXPECT_EQ(fns[i].line, 1);  // errors in any variant point at the one entry
+    EXPECT_TRUE(fns[i].dispatch.empty());
+    EXPECT_FALSE(fns[i].has_composite_implicit());
+  }
+  EXPECT_EQ(fns[3].structured->loops,
+            (std::map<std::string, std::string>{{"CPU", "sin_loop"}, {"CUDA", "sin_loop_gpu"}}));
+  EXPECT_EQ(fns[5].func.str(), "sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)");
+}
 
 TEST(OpsYaml, InvalidFilesNameFileLineAndRule) {
   for (const auto& c : kInvalidYaml) {

@@ -11,29 +11,8 @@
 
 #include "core/error.h"
 #include "core/tensor.h"
+#include "tensorc_gen/native_functions.h"  // the kernels under test
 
-namespace tc::native {
-// The kernels under test; tensorc_gen/native_functions.h declares the same.
-Tensor view(const Tensor& self, IntArrayRef size);
-Tensor alias(const Tensor& self);
-Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset);
-Tensor expand(const Tensor& self, IntArrayRef size, bool implicit);
-Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1);
-Tensor t(const Tensor& self);
-Tensor permute(const Tensor& self, IntArrayRef dims);
-Tensor squeeze(const Tensor& self);
-Tensor squeeze_dim(const Tensor& self, int64_t dim);
-Tensor squeeze_dims(const Tensor& self, IntArrayRef dim);
-Tensor unsqueeze(const Tensor& self, int64_t dim);
-Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2);
-Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step);
-Tensor slice_Tensor(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
-                    int64_t step);
-Tensor select_int(const Tensor& self, int64_t dim, int64_t index);
-std::vector<Tensor> split_Tensor(const Tensor& self, int64_t split_size, int64_t dim);
-std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim);
-std::vector<Tensor> unbind_int(const Tensor& self, int64_t dim);
-}  // namespace tc::native
 
 namespace {
 
