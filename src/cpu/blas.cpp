@@ -122,6 +122,11 @@ constexpr int64_t kTinyGemm = 4096;
 // Below this, one thread (a parallel region costs more than it saves) and
 // the small-matrix context.
 constexpr int64_t kSmallGemm = int64_t(96) * 96 * 96;
+// A product is split over threads in blocks of C at least this many rows or
+// columns wide, rounded to a multiple of kBlockAlign (whole micro-tiles of
+// BLIS's kernels: 6x16, 32x12, 16x14...).
+constexpr int64_t kMinBlock = 64;
+constexpr int64_t kBlockAlign = 32;
 
 template <class T, class Acc>
 void gemm_loop(int64_t m, int64_t n, int64_t k, Acc alpha, const T* a, int64_t rsa, int64_t csa, const T* b,
@@ -195,14 +200,43 @@ void gemm_typed(int64_t m, int64_t n, int64_t k, double alpha, MatRef a, MatRef 
     return;
   }
   const Contexts& ctx = contexts();
-  cntx_t* cntx = g_force_default ? nullptr : work < kSmallGemm && ctx.small ? ctx.small : ctx.large;
-  const int nthreads = in_parallel_region() || work < kSmallGemm ? 1 : get_num_threads();
-  reserve_pack_memory<T>(cntx, nthreads);
-  rntm_t rntm;
-  bli_rntm_init(&rntm);
-  bli_rntm_set_num_threads(nthreads, &rntm);
-  T al = T(alpha), be = T(beta);
-  blis_gemm(m, n, k, &al, A, a, B, b, &be, C, c, cntx, &rntm);
+  auto context_for = [&](int64_t w) -> cntx_t* {
+    return g_force_default ? nullptr : w < kSmallGemm && ctx.small ? ctx.small : ctx.large;
+  };
+  auto call = [&](int64_t mm, int64_t nn, T* Ab, T* Bb, T* Cb, cntx_t* cntx) {
+    rntm_t rntm;
+    bli_rntm_init(&rntm);
+    bli_rntm_set_num_threads(1, &rntm);
+    T al = T(alpha), be = T(beta);
+    blis_gemm(mm, nn, k, &al, Ab, a, Bb, b, &be, Cb, c, cntx, &rntm);
+  };
+  // Every BLIS call runs on one thread. BLIS's own threads (OpenMP) wait for
+  // each other in barriers that spin without limit, so a multi-threaded GEMM
+  // on CPUs shared with other work crawls (parallel.h). A product worth
+  // threads is cut along C's longer side into one block per thread, each a
+  // single-threaded call; the pool's threads claim the blocks.
+  const int nt = in_parallel_region() || work < kSmallGemm ? 1 : get_num_threads();
+  const bool split_n = n >= m;
+  const int64_t d = split_n ? n : m;
+  int64_t blocks = std::min<int64_t>(nt, d / kMinBlock);
+  if (blocks <= 1) {
+    cntx_t* cntx = context_for(work);
+    reserve_pack_memory<T>(cntx, 1);
+    call(m, n, A, B, C, cntx);
+    return;
+  }
+  int64_t step = (d + blocks - 1) / blocks;
+  step = (step + kBlockAlign - 1) / kBlockAlign * kBlockAlign;  // whole micro-tiles
+  blocks = (d + step - 1) / step;
+  cntx_t* cntx = context_for(work / blocks);
+  reserve_pack_memory<T>(cntx, int(blocks));
+  parallel_chunks(0, blocks, blocks, [&](int64_t b0, int64_t b1) {
+    const int64_t lo = b0 * step, hi = std::min(d, b1 * step);
+    if (split_n)
+      call(m, hi - lo, A, B + lo * b.cs, C + lo * c.cs, cntx);
+    else
+      call(hi - lo, n, A + lo * a.rs, B, C + lo * c.rs, cntx);
+  });
 }
 
 }  // namespace

@@ -29,12 +29,13 @@ struct MatRef {
 // C <- alpha * A(m x k) * B(k x n) + beta * C for float32/float64 through
 // BLIS (small products use a plain loop); any strides BLIS accepts (see
 // blas.cpp). beta == 0 ignores C's contents, NaN included. Threads: the
-// library budget, or one inside a parallel region.
+// library budget (blocks of C over the pool), or one inside a parallel region.
 void gemm(ScalarType dtype, int64_t m, int64_t n, int64_t k, double alpha, MatRef a, MatRef b, double beta, MatRef c);
 
 // The BLIS sub-configuration used for large products, e.g. "skx".
 const char* blas_arch_name();
-// BLIS's global thread count (follows tc::set_num_threads).
+// BLIS's global thread count (follows tc::set_num_threads). tensorc's own
+// calls pass one thread each and split large products over its pool.
 int blas_num_threads();
 // Benchmarks: when true, every product uses BLIS's own default context
 // (what plain -lblis gives) so both can be timed in one run. Only differs
