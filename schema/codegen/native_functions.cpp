@@ -90,6 +90,21 @@ bool is_true_false(const std::string& s, bool* value) {
   return false;
 }
 
+}  // namespace
+
+std::string default_kernel_name(const schema::OperatorName& name, const std::string& backend) {
+  std::string base = name.name;
+  const bool inplace = !base.empty() && base.back() == '_';
+  if (inplace) base.pop_back();
+  std::string overload = name.overload;
+  for (char& c : overload) c = char(std::tolower(static_cast<unsigned char>(c)));
+  std::string lower_backend = backend;
+  for (char& c : lower_backend) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return base + (overload.empty() ? "" : "_" + overload) + (inplace ? "_inplace" : "") + "_" + lower_backend;
+}
+
+namespace {
+
 const Family* find_family(const std::string& name) {
   for (const Family& f : kFamilies)
     if (name == f.name) return &f;
@@ -210,8 +225,9 @@ class EntryLoader {
   }
 
   void load_dispatch(const YAML::Node& node, NativeFunction* fn) {
+    if (node.IsScalar()) return load_default_dispatch(node.Scalar(), fn);
     if (!node.IsMap() || node.size() == 0)
-      return error("yaml", "`dispatch:` must map keys to kernel names, e.g. `CPU: add_cpu`");
+      return error("yaml", "`dispatch:` must map keys to kernel names, e.g. `CPU: add_cpu`, or list backends");
     fn->dispatch_given = true;
     for (const auto& kv : node) {
       const std::string kernel = kv.second.IsScalar() ? trim(kv.second.Scalar()) : std::string();
@@ -235,6 +251,19 @@ class EntryLoader {
     else if (has_implicit && has_backend)
       error("composite-with-backend",
             "CompositeImplicitAutograd together with a backend key: a decomposition runs on every backend");
+  }
+
+  // `dispatch: CPU` (or `CPU, CUDA`): each backend's kernel by the default name.
+  void load_default_dispatch(const std::string& text, NativeFunction* fn) {
+    fn->dispatch_given = true;
+    for (const auto& key : split_commas(text)) {
+      if (!contains(kBackendKeys, key)) {
+        error("unknown-dispatch-key",
+              "`dispatch: <backends>` lists backend keys (CPU, CUDA, PrivateUse1); got '" + key + "'");
+      } else if (func_ok_ && !fn->dispatch.emplace(key, default_kernel_name(fn->func.name, key)).second) {
+        error("duplicate-dispatch-key", "dispatch key '" + key + "' given twice");
+      }
+    }
   }
 
   void load_structured(const YAML::Node& node, NativeFunction* fn) {

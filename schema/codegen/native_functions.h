@@ -60,6 +60,11 @@ struct NativeFunction {
   bool has_composite_explicit() const;
 };
 
+// The kernel `dispatch: CPU` means for an op: base name, overload in lower
+// case, "inplace" for name_, then the backend: add.Scalar -> add_scalar_cpu,
+// add_.Scalar -> add_scalar_inplace_cpu, abs.out -> abs_out_cpu.
+std::string default_kernel_name(const schema::OperatorName& name, const std::string& backend);
+
 // Errors name file, line and rule: "ops.yaml:12: [unknown-key] ...".
 struct LoadError {
   std::string file;

@@ -465,7 +465,7 @@ const InvalidYaml kInvalidYaml[] = {
     {"func: f(Tensor self) -> Tensor\n", "yaml", 1},
     {"- func: ok(Tensor self) -> Tensor\n- just a string\n", "yaml", 2},
     {"- func: f(Tensor self) -> Tensor\n  func: g(Tensor self) -> Tensor\n", "yaml", 1},
-    {"- func: f(Tensor self) -> Tensor\n  dispatch: add_cpu\n", "yaml", 1},
+    {"- func: f(Tensor self) -> Tensor\n  dispatch: add_cpu\n", "unknown-dispatch-key", 1},
     {"- func: f(Tensor self) -> Tensor\n  dispatch: {}\n", "yaml", 1},
     {"- func: [f]\n", "yaml", 1},
     {"- func: ok(Tensor self) -> Tensor\n\n- func: f(Tensor self) -> Tensor\n  python_module: nn\n", "unknown-key", 3},
@@ -498,13 +498,34 @@ const InvalidYaml kInvalidYaml[] = {
      "duplicate-overload", 2},
 };
 
+TEST(OpsYaml, BackendListUsesTheDefaultKernelNames) {
+  std::vector<NativeFunction> fns;
+  const auto errors = load(
+      "- func: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor\n  dispatch: CPU, CUDA\n"
+      "- func: add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)\n  dispatch: CPU\n"
+      "- func: abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  dispatch: CPU\n",
+      &fns);
+  for (const auto& e : errors) ADD_FAILURE() << e.str();
+  ASSERT_EQ(fns.size(), 3u);
+  EXPECT_EQ(fns[0].dispatch,
+            (std::map<std::string, std::string>{{"CPU", "add_scalar_cpu"}, {"CUDA", "add_scalar_cuda"}}));
+  EXPECT_EQ(fns[1].dispatch.at("CPU"), "add_scalar_inplace_cpu");
+  EXPECT_EQ(fns[2].dispatch.at("CPU"), "abs_out_cpu");
+  EXPECT_TRUE(fns[2].dispatch_given);
+  EXPECT_FALSE(fns[2].has_composite_implicit());
+  std::vector<NativeFunction> bad;
+  const auto e2 = load("- func: f(Tensor self) -> Tensor\n  dispatch: CPU, CompositeExplicitAutograd\n", &bad);
+  ASSERT_EQ(e2.size(), 1u);
+  EXPECT_EQ(e2[0].rule, "unknown-dispatch-key");
+}
+
 TEST(OpsYaml, StructuredEntryYieldsThreeVariants) {
   std::vector<NativeFunction> fns;
-  const auto errors =
-      load("- func: exp(Tensor self) -> Tensor\n  variants: function, method\n  structured: unary_float\n"
-           "- func: sin(Tensor self) -> Tensor\n  structured: unary_float\n  dispatch:\n    CPU: sin_loop\n"
-           "    CUDA: sin_loop_gpu\n",
-           &fns);
+  const auto errors = load(
+      "- func: exp(Tensor self) -> Tensor\n  variants: function, method\n  structured: unary_float\n"
+      "- func: sin(Tensor self) -> Tensor\n  structured: unary_float\n  dispatch:\n    CPU: sin_loop\n"
+      "    CUDA: sin_loop_gpu\n",
+      &fns);
   for (const auto& e : errors) ADD_FAILURE() << e.str();
   ASSERT_EQ(fns.size(), 6u);
   EXPECT_EQ(fns[0].func.str(), "exp(Tensor self) -> Tensor");
