@@ -10,13 +10,24 @@ set -euo pipefail
 BUILD=${1:?usage: bench/run_all.sh <build-dir>}
 BUILD=$(cd "$BUILD" && pwd)  # absolute: parts below run from other directories
 BIN=$BUILD/bench
-for b in bench_dispatch bench_elementwise bench_gemm bench_gemm_torch_alone bench_autograd bench_bindings_cpp; do
+for b in bench_dispatch bench_elementwise bench_gemm bench_gemm_torch_alone bench_autograd bench_contention bench_bindings_cpp; do
   if [[ ! -x $BIN/$b ]]; then
     echo "missing $BIN/$b: configure with -DTC_BUILD_BENCH=ON and build (tools/dev.sh bench)" >&2
     exit 2
   fi
 done
 THREADS=${BENCH_THREADS:-1 2}
+
+cpuinfo() { grep -m1 "^$1" /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'; }
+CPU_MODEL=$(cpuinfo 'model name')
+# Names the CPU in the first cell of every table's header row (a "|" line
+# after a line that is not one), so a table copied alone still says where
+# it was measured.
+tag_cpu() {
+  awk -v cpu="${CPU_MODEL:-unknown CPU}, $(nproc) CPUs" '
+    /^\|/ && prev !~ /^\|/ { if (!sub(/ \|/, " (" cpu ") |")) $0 = $0 " (" cpu ")" }
+    { print; fflush(); prev = $0 }'
+}
 
 HZ=$(getconf CLK_TCK 2>/dev/null || echo 100)
 TIMES_FILE=$(mktemp)
@@ -37,7 +48,7 @@ snap() {
 run() {  # threads, program, args...
   local t=$1; shift
   snap; local b0=$BUSY s0=$STEAL c0=$CHILD t0=$NOW
-  OMP_NUM_THREADS=$t TC_NUM_THREADS=$t BLIS_NUM_THREADS=$t "$BIN/$@"
+  OMP_NUM_THREADS=$t TC_NUM_THREADS=$t BLIS_NUM_THREADS=$t "$BIN/$@" | tag_cpu
   snap
   awk -v b0="$b0" -v b1="$BUSY" -v s0="$s0" -v s1="$STEAL" -v c0="$c0" -v c1="$CHILD" -v t0="$t0" -v t1="$NOW" \
       -v hz="$HZ" -v la="$(cut -d' ' -f1-3 /proc/loadavg)" 'BEGIN {
@@ -55,8 +66,7 @@ run() {  # threads, program, args...
 echo "# tensorc benchmarks"
 echo
 echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-cpuinfo() { grep -m1 "^$1" /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'; }
-echo "- CPU: $(cpuinfo 'model name') (family $(cpuinfo 'cpu family'), model $(cpuinfo 'model\s*:')), $(nproc) logical CPUs," \
+echo "- CPU: $CPU_MODEL (family $(cpuinfo 'cpu family'), model $(cpuinfo 'model\s*:')), $(nproc) logical CPUs," \
   "AVX-512: $(grep -q avx512f /proc/cpuinfo && echo yes || echo no)"
 echo "- libtorch: $(dpkg-query -W -f '${Version}' libtorch-dev 2>/dev/null || echo '?')," \
   "BLIS: $(dpkg-query -W -f '${Version}' libblis-dev 2>/dev/null || echo '?')," \
@@ -73,6 +83,10 @@ echo
 
 echo "## 2. 16M float32 element-wise and sum"
 echo
+echo "The row \"(glibc keeps freed memory)\" is the fresh-output add measured again in a child process where glibc"
+echo "never gives freed memory back to the kernel (M_MMAP_MAX 0, M_TRIM_THRESHOLD INT_MAX): it removes the page faults"
+echo "libtorch pays on every fresh 64 MiB output (glibc unmaps blocks >= 32 MiB on free; libtorch keeps no cache)."
+echo
 for t in $THREADS; do
   run "$t" bench_elementwise --threads "$t"
   echo
@@ -86,6 +100,9 @@ for t in $THREADS; do
 done
 
 echo "## 4. Autograd"
+echo
+echo "The MLP row \"(glibc keeps freed memory)\" is the same step in a child process where glibc keeps freed memory"
+echo "(M_MMAP_MAX 0, M_TRIM_THRESHOLD INT_MAX): it removes the page faults of libtorch's freed and re-requested buffers."
 echo
 for t in $THREADS; do
   run "$t" bench_autograd --threads "$t"
@@ -102,7 +119,7 @@ if [[ -x $CARGO ]]; then
   (cd "$(dirname "$0")/../bindings/rust" &&
     TENSORC_LIB_DIR=$(cd "$BUILD" && pwd) TENSORC_GEN_DIR=$(cd "$BUILD" && pwd)/generated/rust \
     CARGO_TARGET_DIR=$(cd "$BUILD" && pwd)/bindings/rust/target TC_NUM_THREADS=1 OMP_NUM_THREADS=1 \
-    "$CARGO" run --quiet --release --offline --example bench_add)
+    "$CARGO" run --quiet --release --offline --example bench_add) | tag_cpu
 else
   echo "_Rust: cargo not found; skipped._"
 fi
@@ -111,13 +128,23 @@ echo
 echo "### 6. Python: the tensorc package against torch and NumPy"
 echo
 if compgen -G "$BUILD/python/tensorc/_C*.so" >/dev/null; then
-  PYTHONPATH=$BUILD/python /usr/bin/python3 "$(dirname "$0")/python/bench_overhead.py" --trials "${BENCH_TRIALS:-7}"
+  PYTHONPATH=$BUILD/python /usr/bin/python3 "$(dirname "$0")/python/bench_overhead.py" --trials "${BENCH_TRIALS:-7}" | tag_cpu
   echo
-  PYTHONPATH=$BUILD/python /usr/bin/python3 "$(dirname "$0")/python/bench_mlp.py" --trials "${BENCH_TRIALS:-7}"
+  PYTHONPATH=$BUILD/python /usr/bin/python3 "$(dirname "$0")/python/bench_mlp.py" --trials "${BENCH_TRIALS:-7}" | tag_cpu
 else
   echo "_Python: the build has no Python module (configure with -DTC_PYTHON=ON); skipped._"
 fi
 echo
+
+echo "## 7. A small program beside busy processes"
+echo
+echo "Busy processes: children of the benchmark spinning in a loop, unpinned. Slowdown = time with them / time"
+echo "without; fair share = max(1, (threads + busy) / CPUs). A cliff is a slowdown far above fair share."
+echo
+for t in $THREADS; do
+  run "$t" bench_contention --threads "$t"
+  echo
+done
 
 if [[ ${BENCH_SKIP_SHIPPED:-0} != 1 ]]; then
   echo "### 3b. libtorch alone in a process, as Debian ships it (not interleaved: orientation only)"
