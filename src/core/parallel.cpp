@@ -129,6 +129,7 @@ class Pool {
     if (helpers > 0) {
       job_ = &job;
       spin_ns_.store(spin, std::memory_order_relaxed);
+      caller_cpu_.store(sched_getcpu(), std::memory_order_relaxed);
       word_.store((++serial_ << 16) | uint64_t(helpers), std::memory_order_seq_cst);
       bool any_asleep = false;
       for (int i = 0; i < helpers && !any_asleep; ++i) any_asleep = slots_[size_t(i)]->asleep.load();
@@ -204,10 +205,14 @@ class Pool {
     uint64_t word = 0;
     const int64_t spin = spin_ns_.load(std::memory_order_relaxed);
     if (spin > 0) {
+      // No spinning on the CPU of the thread that will publish the next job:
+      // that would only delay it. (On a loaded machine the scheduler often
+      // wakes a worker onto its waker's CPU.)
       const int64_t t0 = now_ns();
       for (int k = 1;; ++k) {
         if (ready(word)) return word;
-        if (k % 16 == 0 && now_ns() - t0 > spin) break;
+        if (k % 16 == 0 && (now_ns() - t0 > spin || sched_getcpu() == caller_cpu_.load(std::memory_order_relaxed)))
+          break;
         cpu_relax();
       }
     }
@@ -239,7 +244,8 @@ class Pool {
   Job* job_ = nullptr;
   std::atomic<uint64_t> word_{0};  // the open job: serial << 16 | helpers; 0 when none
   std::atomic<int64_t> spin_ns_{0};
-  std::atomic<int> inside_{0};  // workers inside the open job (or checking it)
+  std::atomic<int> caller_cpu_{-1};  // where the last job's caller ran
+  std::atomic<int> inside_{0};       // workers inside the open job (or checking it)
   std::atomic<bool> caller_asleep_{false};
   std::mutex mu_;  // sleeping and waking
   std::condition_variable done_cv_;

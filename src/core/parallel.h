@@ -8,10 +8,11 @@
 // library cannot change it), which on a machine whose CPUs are busy with
 // other work takes those CPUs from the threads that have work. Here an idle
 // worker, and a caller waiting for its workers, spins at most 50 µs and then
-// sleeps on a condition variable; it does not spin at all when the budget is
-// more threads than CPUs, or when OMP_WAIT_POLICY=passive. Chunks are claimed
-// one by one, so a chunk whose worker has not started yet is run by whoever
-// is free (the caller included) instead of being waited for.
+// sleeps on a condition variable; nothing spins when the budget is more
+// threads than CPUs or with OMP_WAIT_POLICY=passive, and a worker does not
+// spin on the CPU its caller last ran on. Chunks are claimed one by one, so a
+// chunk whose worker has not started yet is run by whoever is free (the
+// caller included) instead of being waited for.
 //
 // BLIS (the OpenMP build) spins in its own barriers inside a multi-threaded
 // GEMM and leaves libgomp's threads spinning after it; src/cpu/blas.cpp runs
