@@ -4,7 +4,8 @@
 //  - recording overhead: a 1-element add on tensors that require grad;
 //  - a tiny graph: y = (x * w + b).sum(); y.backward() on 1-element tensors;
 //  - one training step of an MLP 784-256-10, batch 64, float32: forward,
-//    cross-entropy, backward, SGD update in place under no_grad, zero grads.
+//    cross-entropy, backward, SGD update in place under no_grad, zero grads;
+//    again with libtorch keeping freed memory (bench_torch_alloc.h).
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <torch/csrc/autograd/autograd.h>
@@ -15,13 +16,13 @@
 
 #include "bench_common.h"
 #include "bench_mlp.h"
+#include "bench_torch_alloc.h"
 
 using bench::at_from;
 using bench::Contestant;
 using bench::tc_from;
 
 int main(int argc, char** argv) {
-  const bool keeps_memory = bench::glibc_keeps_memory(argc, argv);  // the child of a "glibc keeps" row
   const int threads = bench::arg_int(argc, argv, "--threads", 1);
   const std::string only = bench::arg_str(argc, argv, "--only", "");
   TC_OK_OR_DIE(tc_set_num_threads(threads));
@@ -61,20 +62,20 @@ int main(int argc, char** argv) {
   bench::MlpPair mlp = bench::make_mlp_pair("bench_autograd");
   bench::TcMlp& tm = mlp.tc;
   bench::AtMlp& am = mlp.at;
-  const std::string mlp_row = "MLP 784-256-10, batch 64: forward + CE + backward + SGD";
-  rows.push_back({mlp_row, {"tensorc", [&] { tm.step(1e-4f); }}, {"libtorch", [&] { am.step(1e-4f); }}});
+  rows.push_back({"MLP 784-256-10, batch 64: forward + CE + backward + SGD",
+                  {"tensorc", [&] { tm.step(1e-4f); }},
+                  {"libtorch", [&] { am.step(1e-4f); }}});
+  // Again with libtorch keeping its freed blocks (bench_torch_alloc.h): no
+  // page faults for the weights' gradients it frees and requests every step.
+  rows.push_back({"MLP step; libtorch keeps freed memory",
+                  {"tensorc", [&] { tm.step(1e-4f); }},
+                  {"libtorch", bench::keeping_memory([&] { am.step(1e-4f); })}});
 
-  if (!bench::has_flag(argc, argv, "--rows-only")) {
-    std::printf("| float32, %d thread%s | tensorc | libtorch | libtorch/tensorc |\n", threads, threads > 1 ? "s" : "");
-    std::printf("|---|---|---|---|\n");
-  }
-  for (bench::PairRow& r : rows) {
+  std::printf("| float32, %d thread%s | tensorc | libtorch | libtorch/tensorc |\n", threads, threads > 1 ? "s" : "");
+  std::printf("|---|---|---|---|\n");
+  for (const bench::PairRow& r : rows) {
     if (!only.empty() && r.name.find(only) == std::string::npos) continue;
-    if (keeps_memory) r.name += bench::kKeepsMemorySuffix;
     bench::run_and_print(r);
-    // The MLP step again where glibc keeps freed memory: without the page
-    // faults of libtorch's freed-and-refetched buffers (bench_common.h).
-    if (r.name == mlp_row && !keeps_memory) std::fputs(bench::rerun_keeping_memory(argc, argv, r.name).c_str(), stdout);
   }
   for (tc_tensor t : {ta, tb, tx, tw, tbb}) tc_tensor_release(t);
   tm.release();

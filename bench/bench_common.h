@@ -17,12 +17,8 @@
 // Environment: BENCH_TRIALS (default 7), BENCH_BLOCK_MS (default 50).
 #pragma once
 
-#include <malloc.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
-#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -185,76 +181,22 @@ inline std::string fmt_num(double v, const char* f = "%.1f") {
   return buf;
 }
 
-// Parses "--threads N" style options shared by the programs (the last one
-// given wins).
+// Parses "--threads N" style options shared by the programs.
 inline int arg_int(int argc, char** argv, const char* flag, int dflt) {
-  for (int i = argc - 2; i >= 1; --i)
+  for (int i = 1; i + 1 < argc; ++i)
     if (std::strcmp(argv[i], flag) == 0) return std::atoi(argv[i + 1]);
   return dflt;
 }
 inline std::string arg_str(int argc, char** argv, const char* flag, const std::string& dflt) {
-  for (int i = argc - 2; i >= 1; --i)
+  for (int i = 1; i + 1 < argc; ++i)
     if (std::strcmp(argv[i], flag) == 0) return argv[i + 1];
   return dflt;
 }
-
-// "glibc keeps memory" rows. glibc returns a freed block of 32 MiB or more
-// to the kernel at once (32 MiB is the highest mmap threshold it accepts, so
-// MALLOC_MMAP_THRESHOLD_ cannot change that for a 64 MiB tensor), and trims
-// the top of its heap beyond 128 KiB; libtorch's CPU allocator keeps no cache,
-// so a fresh output then costs page faults on every call. Such a row is
-// measured again in a child process (this program re-run with
-// --glibc-keeps-memory --rows-only --only <row>) where glibc keeps freed
-// memory: no mmap'd blocks and no trimming (M_MMAP_MAX 0, M_TRIM_THRESHOLD
-// INT_MAX, what MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=2147483647 set).
-// Both sides run under it there; tensorc caches its large blocks itself.
-constexpr const char* kKeepsMemoryFlag = "--glibc-keeps-memory";
-constexpr const char* kKeepsMemorySuffix = " (glibc keeps freed memory)";
 
 inline bool has_flag(int argc, char** argv, const char* flag) {
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], flag) == 0) return true;
   return false;
-}
-
-// In the child (the flag given): sets glibc up to keep freed memory and
-// returns true. Call first thing in main.
-inline bool glibc_keeps_memory(int argc, char** argv) {
-  if (!has_flag(argc, argv, kKeepsMemoryFlag)) return false;
-  if (mallopt(M_MMAP_MAX, 0) != 1 || mallopt(M_TRIM_THRESHOLD, INT_MAX) != 1) {
-    std::fprintf(stderr, "mallopt failed\n");
-    std::exit(2);
-  }
-  return true;
-}
-
-// Runs this program again with --glibc-keeps-memory --rows-only --only <row>
-// (after its own arguments) and returns what it printed (the row).
-inline std::string rerun_keeping_memory(int argc, char** argv, const std::string& row) {
-  char exe[4096];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) return "";
-  exe[n] = 0;
-  auto quote = [](const std::string& a) {
-    std::string q = "'";
-    for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-  };
-  std::string cmd = quote(exe);
-  for (int i = 1; i < argc; ++i) cmd += " " + quote(argv[i]);
-  cmd += std::string(" ") + kKeepsMemoryFlag + " --rows-only --only " + quote(row);
-  std::fflush(stdout);
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return "";
-  std::string out;
-  char buf[4096];
-  size_t got;
-  while ((got = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, got);
-  if (pclose(p) != 0) {
-    std::fprintf(stderr, "%s: the glibc-keeps-memory run failed\n", exe);
-    std::exit(2);
-  }
-  return out;
 }
 
 }  // namespace bench

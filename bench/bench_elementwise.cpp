@@ -3,7 +3,9 @@
 // elements (64 MiB per tensor), tensorc's C ABI against libtorch, at the thread
 // count given by --threads. Prints one markdown table with times, GB/s and ratios.
 // GB/s counts the bytes the op must move (reads + writes, no write-allocate):
-// add 3 x 64 MiB, exp 2 x 64 MiB, sum 1 x 64 MiB.
+// add 3 x 64 MiB, exp 2 x 64 MiB, sum 1 x 64 MiB. The fresh-output add runs
+// twice: as libtorch ships, and with libtorch keeping freed memory
+// (bench_torch_alloc.h), which removes its page faults.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 
@@ -12,6 +14,7 @@
 #include <tensorc.h>
 
 #include "bench_common.h"
+#include "bench_torch_alloc.h"
 
 using bench::Contestant;
 
@@ -41,8 +44,6 @@ void check(const char* what, double err, double tol) {
   }
 }
 
-constexpr const char* kFreshRow = "c = a + b, new output";
-
 struct Row {
   std::string name;
   double bytes;
@@ -52,10 +53,7 @@ struct Row {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool keeps_memory = bench::glibc_keeps_memory(argc, argv);  // the child of a "glibc keeps" row
   const int threads = bench::arg_int(argc, argv, "--threads", 1);
-  const std::string only = bench::arg_str(argc, argv, "--only", "");
-  const bool rows_only = bench::has_flag(argc, argv, "--rows-only");
   const int64_t n = bench::arg_int(argc, argv, "--numel", 16 << 20);
   TC_OK_OR_DIE(tc_set_num_threads(threads));
   at::set_num_threads(threads);
@@ -96,7 +94,7 @@ int main(int argc, char** argv) {
 
   const double mb = double(n) * sizeof(float);
   std::vector<Row> rows;
-  rows.push_back({kFreshRow,
+  rows.push_back({"c = a + b, new output",
                   3 * mb,
                   {"tensorc",
                    [&] {
@@ -105,6 +103,17 @@ int main(int argc, char** argv) {
                      tc_tensor_release(c);
                    }},
                   {"libtorch", [&] { at::Tensor c = at::add(pa, pb); }}});
+  // The same again with libtorch keeping freed memory (bench_torch_alloc.h):
+  // what is left of the fresh-output gap without libtorch's page faults.
+  rows.push_back({"c = a + b, new output; libtorch keeps freed memory",
+                  3 * mb,
+                  {"tensorc",
+                   [&] {
+                     tc_tensor c = nullptr;
+                     tc_add_Tensor(&c, ta, tb, nullptr);
+                     tc_tensor_release(c);
+                   }},
+                  {"libtorch", bench::keeping_memory([&] { at::Tensor c = at::add(pa, pb); })}});
   rows.push_back({"add_out (preallocated)",
                   3 * mb,
                   {"tensorc", [&] { tc_add_out(tout, ta, tb, nullptr); }},
@@ -127,26 +136,17 @@ int main(int argc, char** argv) {
                    }},
                   {"libtorch", [&] { at::Tensor s = at::sum(pa); }}});
 
-  if (!rows_only) {
-    std::printf(
-        "| %.0fM float32, %d thread%s | tensorc | libtorch | tensorc GB/s | libtorch GB/s | libtorch/tensorc |\n",
-        double(n) / (1 << 20), threads, threads == 1 ? "" : "s");
-    std::printf("|---|---|---|---|---|---|\n");
-  }
+  std::printf("| %.0fM float32, %d thread%s | tensorc | libtorch | tensorc GB/s | libtorch GB/s | libtorch/tensorc |\n",
+              double(n) / (1 << 20), threads, threads == 1 ? "" : "s");
+  std::printf("|---|---|---|---|---|---|\n");
   for (Row& r : rows) {
-    if (!only.empty() && r.name != only) continue;
     std::vector<Contestant> cs{r.tc, r.peer};
     bench::run(cs);
-    std::string name = keeps_memory ? r.name + bench::kKeepsMemorySuffix : r.name;
-    std::printf("| %s | %s | %s | %s | %s | %s |\n", name.c_str(), bench::fmt_stat(cs[0]).c_str(),
+    std::printf("| %s | %s | %s | %s | %s | %s |\n", r.name.c_str(), bench::fmt_stat(cs[0]).c_str(),
                 bench::fmt_stat(cs[1]).c_str(), bench::fmt_num(r.bytes / cs[0].med() * 1e-9).c_str(),
                 bench::fmt_num(r.bytes / cs[1].med() * 1e-9).c_str(),
                 bench::fmt_ratio(bench::ratio(cs[1], cs[0])).c_str());
     std::fflush(stdout);
-    // A fresh 64 MiB output: the same row again where glibc keeps freed
-    // memory, which removes libtorch's page faults (bench_common.h).
-    if (r.name == kFreshRow && !keeps_memory)
-      std::fputs(bench::rerun_keeping_memory(argc, argv, r.name).c_str(), stdout);
   }
 
   tc_tensor_release(ta);

@@ -83,9 +83,9 @@ echo
 
 echo "## 2. 16M float32 element-wise and sum"
 echo
-echo "The row \"(glibc keeps freed memory)\" is the fresh-output add measured again in a child process where glibc"
-echo "never gives freed memory back to the kernel (M_MMAP_MAX 0, M_TRIM_THRESHOLD INT_MAX): it removes the page faults"
-echo "libtorch pays on every fresh 64 MiB output (glibc unmaps blocks >= 32 MiB on free; libtorch keeps no cache)."
+echo "Row \"libtorch keeps freed memory\": the fresh-output add again, the libtorch side with a CPU allocator that keeps"
+echo "freed blocks >= 128 KiB for reuse, as tensorc's does (bench/bench_torch_alloc.h). It removes the page faults libtorch"
+echo "pays on every fresh 64 MiB output (glibc unmaps blocks >= 32 MiB on free and caps its mmap threshold there)."
 echo
 for t in $THREADS; do
   run "$t" bench_elementwise --threads "$t"
@@ -101,8 +101,9 @@ done
 
 echo "## 4. Autograd"
 echo
-echo "The MLP row \"(glibc keeps freed memory)\" is the same step in a child process where glibc keeps freed memory"
-echo "(M_MMAP_MAX 0, M_TRIM_THRESHOLD INT_MAX): it removes the page faults of libtorch's freed and re-requested buffers."
+echo "Row \"libtorch keeps freed memory\": the MLP step again, the libtorch side with a CPU allocator that keeps freed"
+echo "blocks >= 128 KiB for reuse, as tensorc's does (bench/bench_torch_alloc.h): no page faults for buffers it frees and"
+echo "requests again every step."
 echo
 for t in $THREADS; do
   run "$t" bench_autograd --threads "$t"
