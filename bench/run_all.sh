@@ -10,7 +10,7 @@ set -euo pipefail
 BUILD=${1:?usage: bench/run_all.sh <build-dir>}
 BUILD=$(cd "$BUILD" && pwd)  # absolute: parts below run from other directories
 BIN=$BUILD/bench
-for b in bench_dispatch bench_elementwise bench_gemm bench_gemm_torch_alone bench_autograd bench_contention bench_bindings_cpp; do
+for b in bench_dispatch bench_elementwise bench_gemm bench_gemm_torch_alone bench_autograd bench_contention bench_unary bench_bindings_cpp; do
   if [[ ! -x $BIN/$b ]]; then
     echo "missing $BIN/$b: configure with -DTC_BUILD_BENCH=ON and build (tools/dev.sh bench)" >&2
     exit 2
@@ -89,6 +89,13 @@ echo "pays on every fresh 64 MiB output (glibc unmaps blocks >= 32 MiB on free a
 echo
 for t in $THREADS; do
   run "$t" bench_elementwise --threads "$t"
+  echo
+done
+
+echo "## 2b. Transcendental unary ops, 1M elements, out="
+echo
+for t in $THREADS; do
+  run "$t" bench_unary --threads "$t"
   echo
 done
 
