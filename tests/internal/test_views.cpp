@@ -13,7 +13,6 @@
 #include "core/tensor.h"
 #include "tensorc_gen/native_functions.h"  // the kernels under test
 
-
 namespace {
 
 using namespace tc;
