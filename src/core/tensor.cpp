@@ -30,9 +30,8 @@ Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
   size_t es = element_size(dtype);
   TC_CHECK(n <= int64_t(INT64_MAX / int64_t(es)), OutOfMemory, "empty: ", n, " elements of ", dtype,
            " exceed the addressable size");
-  auto storage = make_intrusive<StorageImpl>(size_t(n) * es, get_allocator(device.type));
-  DimVector strides = contiguous_strides(sizes);
-  return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
+  auto storage = StorageImpl::create(size_t(n) * es, get_allocator(device.type));
+  return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, TensorImpl::Contiguous{n}));
 }
 
 Tensor empty_strided_tensor(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device) {
@@ -41,14 +40,13 @@ Tensor empty_strided_tensor(IntArrayRef sizes, IntArrayRef strides, ScalarType d
   checked_numel(sizes, "empty_strided");
   const int64_t nbytes =
       checked_storage_nbytes(sizes, strides, int64_t(element_size(dtype)), "empty_strided", "stride");
-  auto storage = make_intrusive<StorageImpl>(size_t(nbytes), get_allocator(device.type));
+  auto storage = StorageImpl::create(size_t(nbytes), get_allocator(device.type));
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
 }
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
-  auto impl = make_intrusive<TensorImpl>(base.storage(), base.dtype(), sizes, strides, storage_offset);
-  impl->share_version_counter(base.impl()->version_counter());
-  return Tensor(std::move(impl));
+  // Same storage, so the same version counter.
+  return Tensor(make_intrusive<TensorImpl>(base.storage(), base.dtype(), sizes, strides, storage_offset));
 }
 
 Tensor tensor_from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device,

@@ -39,9 +39,24 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Int
       storage_offset_(storage_offset),
       dtype_(dtype),
       device_(storage_->device()),
-      key_set_(backend_key_for(storage_->device().type)),
-      version_(make_intrusive<VersionCounter>()) {
+      key_set_(backend_key_for(storage_->device().type)) {
   refresh();
+}
+
+TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Contiguous c)
+    : storage_(std::move(storage)),
+      sizes_(sizes),
+      strides_(sizes.size()),
+      numel_(c.numel),
+      dtype_(dtype),
+      device_(storage_->device()),
+      key_set_(backend_key_for(storage_->device().type)) {
+  // As contiguous_strides().
+  int64_t s = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides_[i] = s;
+    if (__builtin_mul_overflow(s, sizes[i] > 1 ? sizes[i] : 1, &s)) s = INT64_MAX;
+  }
 }
 
 void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {

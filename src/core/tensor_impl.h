@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The tensor's body: storage + metadata. Views share the storage and the
-// version counter of their base.
+// The tensor's body: storage + metadata. Views share the storage of their
+// base, and with it the version counter.
 #pragma once
 #include <atomic>
 #include <memory>
@@ -12,12 +12,6 @@
 
 namespace tc {
 
-// Shared by a tensor and all its views; bumped by every write so autograd can
-// detect that a tensor saved for backward was modified.
-struct VersionCounter : RefCounted {
-  std::atomic<uint32_t> version{0};
-};
-
 // Opaque to core: the autograd floor stores its per-tensor state here.
 struct AutogradMetaInterface {
   virtual ~AutogradMetaInterface() = default;
@@ -27,6 +21,12 @@ struct AutogradMetaInterface {
 class TensorImpl : public RefCounted {
  public:
   TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+  // A fresh contiguous tensor at offset 0 whose element count (checked) is
+  // known: strides, numel and contiguity without a second pass.
+  struct Contiguous {
+    int64_t numel;
+  };
+  TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Contiguous c);
 
   // Metadata.
   int64_t dim() const { return int64_t(sizes_.size()); }
@@ -54,16 +54,21 @@ class TensorImpl : public RefCounted {
   void add_key(DispatchKey k) { key_set_ = key_set_.add(k); }
   void remove_key(DispatchKey k) { key_set_ = key_set_.remove(k); }
 
-  const intrusive_ptr<VersionCounter>& version_counter() const { return version_; }
-  void share_version_counter(const intrusive_ptr<VersionCounter>& vc) { version_ = vc; }
-  uint32_t version() const { return version_->version.load(std::memory_order_relaxed); }
-  void bump_version() { version_->version.fetch_add(1, std::memory_order_relaxed); }
+  // The storage's: shared with every view.
+  VersionCounter& version_counter() const { return storage_->version_counter(); }
+  uint32_t version() const { return version_counter().version.load(std::memory_order_relaxed); }
+  void bump_version() { version_counter().version.fetch_add(1, std::memory_order_relaxed); }
 
   // Created lazily by the autograd floor while other threads may read it
   // (a shared leaf): published with release, read with acquire. Owned.
   AutogradMetaInterface* autograd_meta() const { return autograd_meta_.load(std::memory_order_acquire); }
   void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) {
     delete autograd_meta_.exchange(m.release(), std::memory_order_acq_rel);
+  }
+  // For a tensor that has none, by one thread at a time (the caller
+  // serializes creation): a plain release store, no exchange.
+  void init_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) {
+    autograd_meta_.store(m.release(), std::memory_order_release);
   }
   ~TensorImpl() override { delete autograd_meta_.load(std::memory_order_relaxed); }
 
@@ -84,7 +89,6 @@ class TensorImpl : public RefCounted {
   bool is_contiguous_ = true;
   bool wrapped_number_ = false;
   DispatchKeySet key_set_;
-  intrusive_ptr<VersionCounter> version_;
   std::atomic<AutogradMetaInterface*> autograd_meta_{nullptr};
 };
 

@@ -43,7 +43,7 @@ void expect_view_of(const Tensor& v, const Tensor& base) {
   EXPECT_FALSE(v.is_same(base));
   EXPECT_EQ(v.storage().get(), base.storage().get());
   EXPECT_EQ(v.storage()->data(), base.storage()->data());
-  EXPECT_EQ(v.impl()->version_counter().get(), base.impl()->version_counter().get());
+  EXPECT_EQ(&v.impl()->version_counter(), &base.impl()->version_counter());
   const uint32_t before = base.version();
   v.bump_version();                       // a write through the view...
   EXPECT_EQ(base.version(), before + 1);  // ...is seen on the base
@@ -529,7 +529,7 @@ TEST(Clone, PreservesDenseStrides) {
   Tensor tr = nat::transpose_int(arange({3, 4}), 0, 1);  // dense, not contiguous
   Tensor c = tc::clone(tr);
   EXPECT_NE(c.storage().get(), tr.storage().get());
-  EXPECT_NE(c.impl()->version_counter().get(), tr.impl()->version_counter().get());
+  EXPECT_NE(&c.impl()->version_counter(), &tr.impl()->version_counter());
   expect_meta(c, {4, 3}, {1, 4}, 0);
   EXPECT_EQ(values(c), values(tr));
   Tensor sl = nat::slice_Tensor(arange({4, 6}), 1, 0, std::nullopt, 2);  // not dense: row-major copy
