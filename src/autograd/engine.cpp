@@ -12,10 +12,13 @@
 namespace tc::autograd {
 namespace {
 
-// Gradients arriving for one node, summed per input.
+// Gradients arriving for one node, summed per input, and the owning pointer
+// the node was reached through (an edge of the graph, alive and unchanged
+// while the task runs), lent to the node while it runs.
 struct InputBuffer {
   variable_list grads;
-  explicit InputBuffer(size_t n) : grads(n) {}
+  const std::shared_ptr<Node>* owner;
+  InputBuffer(size_t n, const std::shared_ptr<Node>& owner) : grads(n), owner(&owner) {}
   void add(size_t i, Tensor g) {
     if (!g.defined()) return;
     if (!grads[i].defined())
@@ -72,23 +75,25 @@ class GraphTask {
       if (!roots[i].is_valid()) continue;
       Node* fn = roots[i].function.get();
       Tensor g = conform(std::move(root_grads[i]), fn->input_metadata()[roots[i].input_nr], *fn, i);
-      buffer_of(fn).add(roots[i].input_nr, std::move(g));
+      buffer_of(roots[i].function).add(roots[i].input_nr, std::move(g));
       if (--dependencies_[fn] == 0) ready.push(fn);
     }
     while (!ready.empty()) {
       Node* fn = ready.top();
       ready.pop();
-      variable_list inputs = std::move(buffers_.at(fn).grads);
-      buffers_.erase(fn);
-      run_node(fn, std::move(inputs), ready);
+      auto it = buffers_.find(fn);
+      variable_list inputs = std::move(it->second.grads);
+      const std::shared_ptr<Node>& owner = *it->second.owner;
+      buffers_.erase(it);
+      run_node(fn, owner, std::move(inputs), ready);
     }
     return std::move(captured_);
   }
 
  private:
-  InputBuffer& buffer_of(Node* fn) {
-    auto it = buffers_.find(fn);
-    if (it == buffers_.end()) it = buffers_.emplace(fn, InputBuffer(fn->num_inputs())).first;
+  InputBuffer& buffer_of(const std::shared_ptr<Node>& fn) {
+    auto it = buffers_.find(fn.get());
+    if (it == buffers_.end()) it = buffers_.emplace(fn.get(), InputBuffer(fn->num_inputs(), fn)).first;
     return it->second;
   }
 
@@ -141,7 +146,7 @@ class GraphTask {
   }
 
   template <class Ready>
-  void run_node(Node* fn, variable_list inputs, Ready& ready) {
+  void run_node(Node* fn, const std::shared_ptr<Node>& owner, variable_list inputs, Ready& ready) {
     if (auto it = captures_.find(fn); it != captures_.end())
       for (auto [input_nr, slot] : it->second) {
         Tensor& c = captured_[slot];
@@ -172,7 +177,10 @@ class GraphTask {
       }
       bool any_defined = false;
       for (const Tensor& t : inputs) any_defined |= t.defined();
-      if (any_defined || fn->num_inputs() == 0) outputs = fn->apply(std::move(inputs));
+      if (any_defined || fn->num_inputs() == 0) {
+        Node::OwnerScope lend(*fn, owner);
+        outputs = fn->apply(std::move(inputs));
+      }
       // Saved tensors are freed; unpacking one later reports the second backward.
       if (!keep_graph_) fn->release_variables();
     }
@@ -185,9 +193,10 @@ class GraphTask {
       if (!e.is_valid()) continue;
       Node* next = e.function.get();
       if (!outputs.empty() && outputs[i].defined())
-        buffer_of(next).add(e.input_nr, conform(std::move(outputs[i]), next->input_metadata()[e.input_nr], *fn, i));
+        buffer_of(e.function)
+            .add(e.input_nr, conform(std::move(outputs[i]), next->input_metadata()[e.input_nr], *fn, i));
       else
-        buffer_of(next);
+        buffer_of(e.function);
       if (--dependencies_[next] == 0) ready.push(next);
     }
   }
@@ -196,7 +205,7 @@ class GraphTask {
   void release_dependents(Node* fn, Ready& ready) {
     for (const Edge& e : fn->next_edges()) {
       if (!e.is_valid()) continue;
-      buffer_of(e.function.get());
+      buffer_of(e.function);
       if (--dependencies_[e.function.get()] == 0) ready.push(e.function.get());
     }
   }

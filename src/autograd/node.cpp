@@ -7,46 +7,67 @@
 
 namespace tc::autograd {
 namespace {
-std::atomic<uint64_t> g_next_sequence_nr{0};
-}
+// Per thread, as PyTorch's sequence numbers: the engine only uses them to
+// pick among ready nodes, so they need no cross-thread order, and a shared
+// atomic counter would cost every recorded op a locked instruction.
+// initial-exec: at a fixed offset from the thread pointer, read without a
+// __tls_get_addr call (a dlopen'ed library, as under Python, gets these few
+// bytes from glibc's static TLS reserve).
+__attribute__((tls_model("initial-exec"))) thread_local uint64_t t_next_sequence_nr = 0;
+}  // namespace
 
 Tensor InputMetadata::zeros() const { return tc::zeros(sizes, dtype, device); }
 
-Node::Node(edge_list next_edges)
-    : next_edges_(std::move(next_edges)), sequence_nr_(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
+Node::Node(edge_list next_edges) : next_edges_(std::move(next_edges)), sequence_nr_(t_next_sequence_nr++) {}
+
+std::shared_ptr<Node> Node::shared_from_this() const {
+  TC_CHECK(owner_ != nullptr, Runtime, "shared_from_this: ", name(),
+           " is not being run by the autograd engine (its owner is lent only inside apply)");
+  return *owner_;
+}
 
 uint32_t Node::add_input_metadata(const Tensor& t) {
   input_metadata_.emplace_back(t);
   return uint32_t(input_metadata_.size() - 1);
 }
 
-void delete_node(Node* n) {
+namespace {
+// Nodes waiting to be released by the running destroy_node loop. Inline room
+// for the common case (a node's few edges; a chain is released one node at a
+// time), so dropping a small graph allocates nothing.
+using PendingList = SmallVector<std::shared_ptr<Node>, 16>;
+// The loop running on this thread, if any. A plain pointer: no constructor,
+// no destructor, so no TLS guard; initial-exec as above.
+__attribute__((tls_model("initial-exec"))) thread_local PendingList* t_pending = nullptr;
+
+void take_edges(Node* node, PendingList& into) {
+  for (Edge& e : node->mutable_next_edges())
+    if (e.function) into.push_back(std::move(e.function));
+  node->mutable_next_edges().clear();
+}
+}  // namespace
+
+void destroy_node(Node* n) noexcept {
   // Each node's edges are taken out before it dies, so that destroying it
   // does not recursively destroy the nodes behind them; they are released
-  // one by one from a list. A node is only ever taken apart here, by its own
-  // deleter, i.e. after its last reference went (shared_ptr's count orders
-  // every other owner's use before this), never because a count looked like
-  // 1: another thread may still reach such a node (a leaf's accumulator,
-  // through the leaf's cache) and be using it.
+  // one by one from a list. A node is only ever taken apart here, when its
+  // last strong reference went (shared_ptr's count orders every other
+  // owner's use before this), never because a count looked like 1: another
+  // thread may still reach such a node (a leaf's accumulator, through the
+  // leaf's cache) and be using it.
   //
   // Nodes whose last reference drops while this thread is already in here
   // (released from the list, or from inside a node's destructor) add their
   // edges to the running loop's list instead of starting their own.
-  thread_local std::vector<std::shared_ptr<Node>>* t_pending = nullptr;
-  auto take_edges = [](Node* node, std::vector<std::shared_ptr<Node>>& into) {
-    for (Edge& e : node->mutable_next_edges())
-      if (e.function) into.push_back(std::move(e.function));
-    node->mutable_next_edges().clear();
-  };
-  if (t_pending) {
-    take_edges(n, *t_pending);
-    delete n;
+  if (PendingList* running = t_pending) {
+    take_edges(n, *running);
+    n->~Node();
     return;
   }
-  std::vector<std::shared_ptr<Node>> pending;
+  PendingList pending;
   t_pending = &pending;
   take_edges(n, pending);
-  delete n;
+  n->~Node();
   while (!pending.empty()) {
     std::shared_ptr<Node> next = std::move(pending.back());
     pending.pop_back();

@@ -11,7 +11,7 @@ AutogradMeta* get_meta(const Tensor& t) { return static_cast<AutogradMeta*>(t.im
 
 namespace {
 // Creating a tensor's meta is check-then-set: two threads doing it at once
-// would each make one, and one would be freed under the other. A lock from a
+// would each make one, and one would be lost under the other. A lock from a
 // small striped table (by TensorImpl address) makes it once; creation is rare
 // per tensor, and tensors that already have their meta (every tensor that
 // requires grad) never take it.
@@ -19,16 +19,22 @@ std::mutex& creation_lock(const TensorImpl* impl) {
   static std::mutex locks[64];
   return locks[(reinterpret_cast<std::uintptr_t>(impl) / alignof(std::max_align_t)) % 64];
 }
+
+// Makes the meta of a tensor that has none; the caller makes sure no other
+// thread does so at the same time.
+AutogradMeta& create_meta(TensorImpl* impl) {
+  std::unique_ptr<AutogradMeta> m(new AutogradMeta);  // default-initialized: no memset before the members' own
+  AutogradMeta* raw = m.get();
+  impl->init_autograd_meta(std::move(m));
+  return *raw;
+}
 }  // namespace
 
 AutogradMeta& materialize_meta(const Tensor& t) {
   if (auto* m = get_meta(t)) return *m;
   std::lock_guard<std::mutex> lock(creation_lock(t.impl()));
   if (auto* m = get_meta(t)) return *m;
-  auto m = std::make_unique<AutogradMeta>();
-  AutogradMeta* raw = m.get();
-  t.impl()->set_autograd_meta(std::move(m));
-  return *raw;
+  return create_meta(t.impl());
 }
 
 namespace {
@@ -170,7 +176,7 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
   // check and the cache update are one step, so a leaf has one accumulator
   // at a time (two would each add into .grad unaware of the other) and the
   // cache is never read half-written.
-  std::lock_guard<std::mutex> lock(m.mutex_);
+  std::lock_guard<SpinLock> lock(m.accumulator_lock_);
   if (auto acc = m.grad_accumulator_.lock()) return acc;
   auto acc = make_node<AccumulateGrad>(t);
   m.grad_accumulator_ = acc;
@@ -190,11 +196,16 @@ Edge gradient_edge(const Tensor& t) {
   return Edge(grad_accumulator(t), 0);
 }
 
-void set_history(const Tensor& t, const std::shared_ptr<Node>& fn) {
+void set_history(const Tensor& t, std::shared_ptr<Node> fn) {
   if (!t.defined()) return;
-  AutogradMeta& m = materialize_meta(t);
-  m.grad_fn_ = fn;
+  // `t` is an op's output: a fresh tensor, which no other thread can reach
+  // yet (only `t` refers to it), or the self of an in-place op, which other
+  // threads must not be using (see the header). Its meta, if it has none, is
+  // made without the creation lock.
+  AutogradMeta* mp = get_meta(t);
+  AutogradMeta& m = mp ? *mp : t.impl()->use_count() == 1 ? create_meta(t.impl()) : materialize_meta(t);
   m.output_nr_ = fn->add_input_metadata(t);
+  m.grad_fn_ = std::move(fn);
   t.impl()->add_key(DispatchKey::Autograd);
 }
 
