@@ -467,7 +467,7 @@ std::string gen_autograd_source(const Model& m, const Derivatives& d, int shard)
     << "namespace tc::autograd::generated {\n\n"
     << "using namespace tc::autograd::formulas;\n\n"
     << "namespace {\n\n"
-    << "bool any_output_needed(const Node& n, size_t first, size_t count) {\n"
+    << "[[maybe_unused]] bool any_output_needed(const Node& n, size_t first, size_t count) {\n"
     << "  for (size_t i = first; i < first + count; ++i)\n    if (n.should_compute_output(i)) return true;\n"
     << "  return false;\n}\n\n";
   // Non-differentiable entries record nothing: no node class.
