@@ -25,28 +25,6 @@ namespace {
 using cpu::cpu_kernel;
 using cpu::opmath_t;
 
-using cpu::Write;
-
-// Runs body(it) with `out` = op(self) written per `w`, for the ops whose loop
-// captures arguments (gelu, round.decimals). int_to_float: integer and bool
-// inputs compute in float32 (exp, sin...), as PyTorch does.
-template <class Body>
-void run_unary(Tensor& out, const Tensor& self, Write w, const char* name, bool int_to_float, Body body) {
-  TensorIter it(name);
-  it.add_output(out).add_input(self).promote_inputs().promote_integer_inputs_to_float(int_to_float);
-  if (w == Write::InPlace) it.resize_outputs(false);
-  it.build();
-  body(it);
-  if (w != Write::Functional) out.bump_version();
-}
-
-template <class Body>
-Tensor unary_functional(const Tensor& self, const char* name, bool int_to_float, Body body) {
-  Tensor out;
-  run_unary(out, self, Write::Functional, name, int_to_float, body);
-  return out;
-}
-
 // out = fn(x) in floating point; fn is called with float or double.
 template <class F>
 void float_loop(TensorIter& it, const char* name, F fn, int64_t grain = cpu::kTranscendentalGrain) {
@@ -282,7 +260,7 @@ void ceil_loop_cpu(TensorIter& it) { rounding_body<Rounding::Ceil>(it); }
 void round_loop_cpu(TensorIter& it) { rounding_body<Rounding::Round>(it); }
 void trunc_loop_cpu(TensorIter& it) { rounding_body<Rounding::Trunc>(it); }
 
-constexpr bool kSame = false;  // run_unary's int_to_float
+constexpr bool kSame = false;  // structured::run_unary's int_to_float
 
 // ---- same dtype ----
 Tensor neg_cpu(const Tensor& self) { return structured::unary_same(checked_neg_input(self, "neg"), "neg", neg_body); }
@@ -303,7 +281,8 @@ Tensor& relu_inplace_cpu(Tensor& self) {
 
 // ATen's formula: scale by 10^|decimals|, round half to even, scale back.
 Tensor round_decimals_cpu(const Tensor& self, int64_t decimals) {
-  return unary_functional(self, "round", kSame, [decimals](TensorIter& it) {
+  Tensor out;
+  structured::run_unary(out, self, structured::Write::Functional, "round", kSame, [decimals](TensorIter& it) {
     TC_DISPATCH_FLOATING_TYPES(it.common_dtype(), "round", [&] {
       using acc = opmath_t<scalar_t>;
       const bool neg = decimals < 0;
@@ -315,6 +294,7 @@ Tensor round_decimals_cpu(const Tensor& self, int64_t decimals) {
       }
     });
   });
+  return out;
 }
 
 // ---- floating result ----
@@ -324,7 +304,8 @@ Tensor gelu_cpu(const Tensor& self, std::string_view approximate) {
   const bool tanh_approx = approximate == "tanh";
   TC_CHECK_ARG(tanh_approx || approximate == "none",
                "gelu: argument 'approximate' must be either 'none' or 'tanh', got '", approximate, "'");
-  return unary_functional(self, "gelu", kSame, [tanh_approx](TensorIter& it) {
+  Tensor out;
+  structured::run_unary(out, self, structured::Write::Functional, "gelu", kSame, [tanh_approx](TensorIter& it) {
     // float32 and float64 through SLEEF (cpu/vec_math.h): the same functions,
     // evaluated without the cancellation of 1 + erf / 1 + tanh for x < 0.
     const cpu::VecOp vop = tanh_approx ? cpu::VecOp::GeluTanh : cpu::VecOp::GeluErf;
@@ -358,6 +339,7 @@ Tensor gelu_cpu(const Tensor& self, std::string_view approximate) {
       }
     });
   });
+  return out;
 }
 
 // ---- bool result ----

@@ -14,6 +14,7 @@
 // Add a family: a row in kFamilies (schema/codegen/native_functions.h) and
 // its three functions here.
 #pragma once
+#include "core/error.h"
 #include "core/iter.h"
 #include "core/tensor.h"
 
@@ -21,6 +22,22 @@ namespace tc::structured {
 
 // An op's per-backend loop over a planned iterator.
 using Loop = void (*)(TensorIter& iter);
+
+enum class Write { Functional, InPlace, Out };
+
+// The unary meta step shared by both families and by unary ops whose loop
+// captures arguments (gelu, round.decimals): plans out = op(self) per `w`
+// (int_to_float: integer and bool inputs compute in float32), runs body(it).
+template <class Body>
+void run_unary(Tensor& out, const Tensor& self, Write w, const char* op, bool int_to_float, Body&& body) {
+  TC_CHECK_ARG(self.defined(), op, ": argument 'self' is an undefined tensor");
+  TensorIter it(op);
+  it.add_output(out).add_input(self).promote_inputs().promote_integer_inputs_to_float(int_to_float);
+  if (w == Write::InPlace) it.resize_outputs(false);
+  it.build();
+  body(it);
+  if (w != Write::Functional) out.bump_version();
+}
 
 // unary_same: out = f(self) in self's dtype (abs, floor...).
 Tensor unary_same(const Tensor& self, const char* op, Loop loop);
