@@ -820,7 +820,10 @@ TEST(NnLayerNorm, BadInputs) {
                            tc::native_layer_norm(make_int({1, 2}, {2}), {2}, std::nullopt, std::nullopt, 1e-5);
                          }),
             ErrorCode::Type);
-  auto [o, m, r] = tc::native_layer_norm(x, {3}, std::nullopt, std::nullopt, 1e-5);
+  // Not a structured binding: C++17 lambdas cannot capture one (clang refuses).
+  auto omr = tc::native_layer_norm(x, {3}, std::nullopt, std::nullopt, 1e-5);
+  const Tensor& m = std::get<1>(omr);
+  const Tensor& r = std::get<2>(omr);
   EXPECT_EQ(error_naming("native_layer_norm_backward", "mean",
                          [&] {
                            tc::native_layer_norm_backward(x, x, {3}, random({3}, F32, 3), r, std::nullopt, std::nullopt,
