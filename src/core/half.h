@@ -56,7 +56,9 @@ struct Half {
       return uint16_t(sign | m);
     }
     uint32_t mant_odd = (a >> 13) & 1;
-    a += 0xc8000fffu + mant_odd;  // rebias exponent (-112<<23) and round
+    // Rebias the exponent (-112 << 23) and round (+0xfff + mant_odd); no
+    // wraparound, as a >= 0x38800000 here.
+    a = a - 0x37fff001u + mant_odd;
     return uint16_t(sign | (a >> 13));
   }
 };

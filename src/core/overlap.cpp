@@ -94,7 +94,7 @@ Overlap memory_overlap(const MemLayout& a, const MemLayout& b) {
   const size_t n = s.digits.size();
   s.rest_min.assign(n + 1, 0);
   s.rest_max.assign(n + 1, 0);
-  for (size_t k = n; k-- > 0;) {
+  for (int64_t k = int64_t(n) - 1; k >= 0; --k) {
     const int64_t reach = s.digits[k].step * s.digits[k].max;
     s.rest_min[k] = s.rest_min[k + 1] + std::min<int64_t>(reach, 0);
     s.rest_max[k] = s.rest_max[k + 1] + std::max<int64_t>(reach, 0);

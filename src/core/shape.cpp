@@ -26,7 +26,7 @@ int64_t checked_numel(IntArrayRef sizes, const char* op) {
 DimVector contiguous_strides(IntArrayRef sizes) {
   DimVector st(sizes.size());
   int64_t s = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
+  for (int64_t i = int64_t(sizes.size()) - 1; i >= 0; --i) {
     st[i] = s;
     // Only an empty tensor's sizes can overflow here (checked_numel refuses
     // the rest); its strides are never walked, so saturating is enough.
@@ -63,7 +63,7 @@ bool compute_is_contiguous(IntArrayRef sizes, IntArrayRef strides) {
   for (int64_t s : sizes)
     if (s == 0) return true;
   int64_t expected = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
+  for (int64_t i = int64_t(sizes.size()) - 1; i >= 0; --i) {
     if (sizes[i] == 1) continue;
     if (strides[i] != expected) return false;
     expected *= sizes[i];  // a non-empty tensor's numel fits int64

@@ -53,7 +53,7 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Con
       key_set_(backend_key_for(storage_->device().type)) {
   // As contiguous_strides().
   int64_t s = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
+  for (int64_t i = int64_t(sizes.size()) - 1; i >= 0; --i) {
     strides_[i] = s;
     if (__builtin_mul_overflow(s, sizes[i] > 1 ? sizes[i] : 1, &s)) s = INT64_MAX;
   }

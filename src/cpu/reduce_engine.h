@@ -59,7 +59,7 @@ class OffsetWalker {
  public:
   OffsetWalker(const int64_t* sizes, const int64_t* strides, size_t nd, int64_t start)
       : sizes_(sizes), strides_(strides), nd_(nd) {
-    for (size_t d = nd; d-- > 0;) {
+    for (int64_t d = int64_t(nd) - 1; d >= 0; --d) {
       idx_[d] = start % sizes[d];
       start /= sizes[d];
       off_ += idx_[d] * strides[d];
@@ -67,7 +67,7 @@ class OffsetWalker {
   }
   int64_t offset() const { return off_; }
   void next() {
-    for (size_t d = nd_; d-- > 0;) {
+    for (int64_t d = int64_t(nd_) - 1; d >= 0; --d) {
       off_ += strides_[d];
       if (++idx_[d] < sizes_[d]) return;
       off_ -= strides_[d] * sizes_[d];
