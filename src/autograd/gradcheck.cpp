@@ -7,6 +7,7 @@
 #include "autograd/engine.h"
 #include "autograd/grad_mode.h"
 #include "autograd/variable.h"
+#include "core/sanitize.h"
 #include "tensorc_gen/ops.h"
 
 namespace tc::autograd {
@@ -16,6 +17,9 @@ namespace {
 double* element(const Tensor& t, int64_t i) { return t.data_ptr<double>() + strided_offset(t.sizes(), t.strides(), i); }
 
 double value(const Tensor& t, int64_t i) { return read_element(t, i).to_double(); }
+
+// One step of a 64-bit LCG (Knuth's MMIX constants), modulo 2^64 by design.
+TC_NO_SANITIZE_INTEGER uint64_t lcg_next(uint64_t s) { return s * 6364136223846793005ull + 1442695040888963407ull; }
 
 bool differentiable_input(const Tensor& t) { return t.defined() && t.requires_grad(); }
 
@@ -112,7 +116,7 @@ std::string gradgradcheck(const DifferentiableFn& fn, const variable_list& input
   for (const Tensor& o : outs) {
     Tensor g = tc::empty(o.sizes(), ScalarType::Float64);
     for (int64_t i = 0; i < g.numel(); ++i) {
-      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      state = lcg_next(state);
       g.data_ptr<double>()[i] = double(state >> 11) / double(1ull << 53) * 2.0 - 1.0;
     }
     set_requires_grad(g, true);

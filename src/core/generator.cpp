@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "core/generator.h"
 
+#include "core/sanitize.h"
+
 namespace tc {
 
 uint64_t GeneratorImpl::seed() const {
@@ -63,7 +65,8 @@ inline void round(uint32_t c[4], const uint32_t k[2]) {
 }
 }  // namespace
 
-void Philox4x32::block(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]) {
+// The key schedule and the counters wrap modulo 2^32 / 2^64 by design.
+TC_NO_SANITIZE_INTEGER void Philox4x32::block(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]) {
   uint32_t c[4] = {ctr[0], ctr[1], ctr[2], ctr[3]};
   uint32_t k[2] = {key[0], key[1]};
   for (int r = 0; r < 10; ++r) {
@@ -85,7 +88,7 @@ void Philox4x32::generate(uint64_t counter, uint64_t key, uint32_t out[4]) {
   block(c, k, out);
 }
 
-void Philox4x32::generate_blocks(uint64_t counter, uint64_t key, int64_t n, uint32_t* out) {
+TC_NO_SANITIZE_INTEGER void Philox4x32::generate_blocks(uint64_t counter, uint64_t key, int64_t n, uint32_t* out) {
   // One block is a chain of 10 dependent multiplies; running kLanes
   // independent blocks side by side lets the CPU (and the vectoriser)
   // overlap them, which is ~1.5-2x faster than block-at-a-time.

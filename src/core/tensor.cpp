@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/sanitize.h"
 #include "core/shape.h"
 
 namespace tc {
@@ -126,7 +127,7 @@ Scalar read_element(const Tensor& t, int64_t flat) {
   return read_scalar(static_cast<const char*>(t.data_ptr()) + off * int64_t(t.element_size()), t.dtype());
 }
 
-Scalar Scalar::operator-() const {
+TC_NO_SANITIZE_INTEGER Scalar Scalar::operator-() const {
   if (tag_ == Tag::Float) return Scalar(-v_.d);
   // Integers negate modulo 2^64 as tensors of int64 do: -INT64_MIN is INT64_MIN.
   const int64_t neg = int64_t(uint64_t(0) - uint64_t(v_.i));

@@ -26,6 +26,7 @@
 #include <type_traits>
 
 #include "core/parallel.h"
+#include "core/sanitize.h"
 #include "core/shape.h"
 #include "cpu/reduce_copy.h"
 
@@ -128,9 +129,10 @@ constexpr int64_t kSmallGemm = int64_t(96) * 96 * 96;
 constexpr int64_t kMinBlock = 64;
 constexpr int64_t kBlockAlign = 32;
 
+// Integer products and sums wrap modulo 2^64 (below).
 template <class T, class Acc>
-void gemm_loop(int64_t m, int64_t n, int64_t k, Acc alpha, const T* a, int64_t rsa, int64_t csa, const T* b,
-               int64_t rsb, int64_t csb, Acc beta, T* c, int64_t rsc, int64_t csc) {
+TC_NO_SANITIZE_INTEGER void gemm_loop(int64_t m, int64_t n, int64_t k, Acc alpha, const T* a, int64_t rsa, int64_t csa,
+                                      const T* b, int64_t rsb, int64_t csb, Acc beta, T* c, int64_t rsc, int64_t csc) {
   if constexpr (std::is_floating_point_v<T>) {
     if (csb == 1 && csc == 1) {  // row-major B and C: the inner loop vectorises over j
       for (int64_t i = 0; i < m; ++i) {

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/sanitize.h"
+
 namespace tc::cpu {
 
 namespace detail {
@@ -38,7 +40,8 @@ struct ExpF32 {
   float hi = detail::opaque(89.0f), lo = detail::opaque(-104.0f);
 
   // Always inlined: a call per element would stop the loop vectorising.
-  __attribute__((always_inline)) float operator()(float x) const {
+  // The exponent bits are unsigned arithmetic that wraps for negative n.
+  TC_NO_SANITIZE_INTEGER __attribute__((always_inline)) float operator()(float x) const {
     constexpr float kLog2e = 1.44269504088896341f;
     constexpr float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
     constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "core/iter.h"
+#include "core/sanitize.h"
 #include "cpu/isa.h"
 
 namespace tc::cpu {
@@ -171,15 +172,15 @@ inline void setup_binary(TensorIter& it, Tensor& out, TensorOrNumber a, TensorOr
 template <class T>
 using wrap_t = std::make_unsigned_t<std::common_type_t<T, unsigned>>;
 template <class T>
-inline T wrapping_neg(T a) {
+TC_NO_SANITIZE_INTEGER inline T wrapping_neg(T a) {
   return T(wrap_t<T>(wrap_t<T>(0) - wrap_t<T>(a)));
 }
 template <class T>
-inline T wrapping_add(T a, T b) {
+TC_NO_SANITIZE_INTEGER inline T wrapping_add(T a, T b) {
   return T(wrap_t<T>(wrap_t<T>(a) + wrap_t<T>(b)));
 }
 template <class T>
-inline T wrapping_mul(T a, T b) {
+TC_NO_SANITIZE_INTEGER inline T wrapping_mul(T a, T b) {
   return T(wrap_t<T>(wrap_t<T>(a) * wrap_t<T>(b)));
 }
 

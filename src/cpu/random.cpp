@@ -13,6 +13,7 @@
 
 #include "core/generator.h"
 #include "core/parallel.h"
+#include "core/sanitize.h"
 #include "core/shape.h"
 #include "core/tensor.h"
 #include "tensorc_gen/native_functions.h"  // checks the kernels match the schema
@@ -289,6 +290,11 @@ Tensor random_float_tensor(const char* op, IntArrayRef size, std::optional<Scala
   return empty_tensor(size, dt, dev);
 }
 
+// high - low for low < high, and low + x for x < high - low: modulo 2^64,
+// which is exact even when the range spans more than INT64_MAX.
+TC_NO_SANITIZE_INTEGER uint64_t span_u64(int64_t low, int64_t high) { return uint64_t(high) - uint64_t(low); }
+TC_NO_SANITIZE_INTEGER int64_t offset_from(int64_t low, uint64_t x) { return int64_t(uint64_t(low) + x); }
+
 }  // namespace
 
 Tensor rand_cpu(IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype,
@@ -379,13 +385,13 @@ Tensor randint_low_cpu(int64_t low, int64_t high, IntArrayRef size, std::optiona
                " (expected high - 1 <= ", hi, ")");
   checked_numel(size, "randint");
   Tensor t = empty_tensor(size, dt, dev);
-  const uint64_t range = uint64_t(high) - uint64_t(low);  // exact in uint64 even across the int64 span
+  const uint64_t range = span_u64(low, high);
   const int words = range > (uint64_t(1) << 32) ? 2 : 1;
   PhiloxState st = reserve(gen_of(generator), t.numel(), words);
   TC_DISPATCH_ALL_TYPES_AND_BOOL(dt, "randint", [&] {
     fill_random<scalar_t>(t, st, words, [&](WordReader& r) {
       uint64_t x = words == 2 ? r.next64() : r.next32();
-      return scalar_t(int64_t(uint64_t(low) + x % range));
+      return scalar_t(offset_from(low, x % range));
     });
   });
   return t;

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "core/half.h"
+#include "core/sanitize.h"
 #include "cpu/isa.h"
 
 namespace tc::cpu {
@@ -149,7 +150,7 @@ inline void gather(Acc* buf, const In* p, int64_t n, int64_t s) {
 
 // Sum of a strided row of In, accumulated in Acc.
 template <class Acc, class In>
-Acc sum_row(const In* p, int64_t n, int64_t s) {
+TC_NO_SANITIZE_INTEGER Acc sum_row(const In* p, int64_t n, int64_t s) {
   if constexpr (std::is_integral_v<Acc>) {
     // Unsigned arithmetic: wraps like PyTorch's int64 sum without UB.
     uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
@@ -181,9 +182,9 @@ Acc sum_row(const In* p, int64_t n, int64_t s) {
   }
 }
 
-// acc[i] += p[i * s] for i < w.
+// acc[i] += p[i * s] for i < w (integers wrap modulo 2^64).
 template <class Acc, class In>
-inline void add_rows(Acc* acc, const In* p, int64_t w, int64_t s) {
+TC_NO_SANITIZE_INTEGER inline void add_rows(Acc* acc, const In* p, int64_t w, int64_t s) {
   if constexpr (std::is_same_v<Acc, In> && std::is_floating_point_v<Acc>) {
     if (s == 1) {
       using V = typename Vec16<Acc>::type;

@@ -33,7 +33,8 @@ struct SumOp {
   int64_t count;  // elements per output (mean divides by it; 0 gives NaN)
 
   acc_t identity() const { return acc_t(0); }
-  acc_t combine(acc_t a, acc_t b) const {
+  // Integer sums wrap modulo 2^64, as PyTorch's.
+  TC_NO_SANITIZE_INTEGER acc_t combine(acc_t a, acc_t b) const {
     if constexpr (std::is_integral_v<acc_t>)
       return acc_t(uint64_t(a) + uint64_t(b));
     else

@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "core/generator.h"
 #include "core/parallel.h"
+#include "core/sanitize.h"
 #include "core/shape.h"
 #include "core/tensor.h"
 #include "tensorc_gen/ops.h"
@@ -49,7 +50,7 @@ Tensor make_int(const std::vector<int64_t>& v, const Dims& sizes, ScalarType dt 
 }
 
 // Deterministic values in [lo, hi).
-Vals rand_vals(int64_t n, uint64_t seed, double lo = -2, double hi = 2) {
+TC_NO_SANITIZE_INTEGER Vals rand_vals(int64_t n, uint64_t seed, double lo = -2, double hi = 2) {
   Vals v(static_cast<size_t>(n));
   uint64_t s = seed * 6364136223846793005ull + 1442695040888963407ull;
   for (auto& x : v) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/parallel.h"
+#include "core/sanitize.h"
 #include "core/shape.h"
 #include "core/tensor.h"
 #include "cpu/blas.h"
@@ -37,7 +38,7 @@ Tensor make(const Vals& v, const Dims& sizes, ScalarType dt) {
 }
 
 // Deterministic pseudo-random values; integers for integral dtypes.
-Tensor random(const Dims& sizes, ScalarType dt, uint64_t seed) {
+TC_NO_SANITIZE_INTEGER Tensor random(const Dims& sizes, ScalarType dt, uint64_t seed) {
   int64_t n = checked_numel(sizes, "random");
   Vals v(static_cast<size_t>(n));
   uint64_t s = seed * 6364136223846793005ull + 1442695040888963407ull;
