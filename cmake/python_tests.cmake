@@ -19,6 +19,9 @@ if(TC_SANITIZE MATCHES "address")
   execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libstdc++.so
                   OUTPUT_VARIABLE TC_LIBSTDCXX OUTPUT_STRIP_TRAILING_WHITESPACE)
   list(APPEND TC_UNINSTRUMENTED_TEST_ENV "LD_PRELOAD=${TC_LIBASAN}:${TC_LIBSTDCXX}" "ASAN_OPTIONS=detect_leaks=0")
+elseif(TC_UBSAN_RUNTIME)
+  # clang's shared UBSan runtime (CMakeLists.txt): loaded first, not by dlopen.
+  list(APPEND TC_UNINSTRUMENTED_TEST_ENV "LD_PRELOAD=${TC_UBSAN_RUNTIME}")
 endif()
 
 # tc_add_python_test(<name> <script> [args...])

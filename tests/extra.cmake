@@ -24,3 +24,11 @@ tc_add_python_test(capi_bad_input ${CMAKE_CURRENT_SOURCE_DIR}/capi/bad_input.py
 # The raw C ABI from ctypes with hand-written prototypes only(docs/ffi.md).
 tc_add_python_test(ffi_ctypes ${CMAKE_CURRENT_SOURCE_DIR}/ffi/ctypes_ffi.py $<TARGET_FILE:tensorc>)
 set_tests_properties(install_tree exported_symbols PROPERTIES LABELS repo)
+
+# Every C and internal test program and what they load, as one target:
+# tools/intsan.sh builds only these, and make then builds them in parallel
+# (it runs separate --target goals one after another).
+get_property(_tc_test_targets DIRECTORY PROPERTY BUILDSYSTEM_TARGETS)
+list(FILTER _tc_test_targets INCLUDE REGEX "^(c_)?test_")
+add_custom_target(tc_test_programs)
+add_dependencies(tc_test_programs ${_tc_test_targets} tc_test_backend tensorc)

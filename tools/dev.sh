@@ -5,14 +5,18 @@
 #   tools/dev.sh test    install what is missing, build, run every test suite,
 #                        then all of them again under AddressSanitizer + UBSan
 #                        (with a 60 s run of each fuzz target), then the
-#                        thread tests under ThreadSanitizer
+#                        C and internal suites and the C ABI bad-input run
+#                        under clang's integer sanitizer (tools/intsan.sh),
+#                        then the thread tests under ThreadSanitizer
 #   tools/dev.sh fuzz    libFuzzer (clang) on every fuzz target, 600 s each
 #                        (FUZZ_SECONDS to change)
 #   tools/dev.sh asan    only the AddressSanitizer + UBSan pass
+#   tools/dev.sh intsan  only the integer sanitizer pass (clang, build-int/)
 #   tools/dev.sh bench   build and run the benchmarks against libtorch
 #   tools/dev.sh quick   day-to-day loop: release build, no sanitizer, ctest
 #                        (extra arguments go to ctest, e.g. -L python or -R Planner)
-# Build trees: build/ (release), build-asan/. Set JOBS to override parallelism.
+# Build trees: build/ (release), build-asan/, build-int/, build-tsan/. Set JOBS
+# to override parallelism.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -77,6 +81,8 @@ case "${1:-}" in
     configure_and_build build -DTC_RUST=ON -DTC_PYTHON=ON -DTC_BUILD_BENCH=ON
     run_tests build
     asan_pass
+    install_missing clang libclang-rt-dev libomp-dev
+    tools/intsan.sh
     tools/tsan.sh
     ;;
   fuzz)
@@ -92,6 +98,10 @@ case "${1:-}" in
     install_missing "${PACKAGES[@]}"
     asan_pass
     ;;
+  intsan)
+    install_missing "${PACKAGES[@]}" clang libclang-rt-dev libomp-dev
+    tools/intsan.sh
+    ;;
   bench)
     install_missing "${PACKAGES[@]}"
     find_cargo
@@ -99,7 +109,7 @@ case "${1:-}" in
     ./bench/run_all.sh build
     ;;
   *)
-    echo "usage: tools/dev.sh demo|test|quick|asan|fuzz|bench" >&2
+    echo "usage: tools/dev.sh demo|test|quick|asan|intsan|fuzz|bench" >&2
     exit 2
     ;;
 esac
