@@ -26,6 +26,7 @@
 // <= kMaxOperands operands, no std::function below the parallel threshold, and
 // the loop is a template argument so kernels inline into it.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 
@@ -153,13 +154,20 @@ class TensorIter {
   // Runs loop over every element: serially below `grain` elements, else
   // split over tc::parallel_for. Then copies temporaries back into outputs
   // of another dtype. Call once per build().
+  // align > 1: threads' chunks start at multiples of `align` elements, for
+  // loops whose values depend on how elements group into vectors (SLEEF
+  // picks a path per vector), so that results do not depend on the thread count.
   template <class Loop>
-  void for_each(Loop&& loop, int64_t grain = kGrainSize) {
+  void for_each(Loop&& loop, int64_t grain = kGrainSize, int64_t align = 1) {
     if (numel_ > 0) {
       if (numel_ <= grain || get_num_threads() == 1) {
         serial_for_each(loop, 0, numel_);
-      } else {
+      } else if (align <= 1) {
         parallel_for(0, numel_, grain, [&](int64_t b, int64_t e) { serial_for_each(loop, b, e); });
+      } else {
+        const int64_t units = (numel_ - 1) / align + 1;
+        parallel_for(0, units, std::max<int64_t>(1, grain / align),
+                     [&](int64_t b, int64_t e) { serial_for_each(loop, b * align, std::min(e * align, numel_)); });
       }
     }
     if (needs_finish_) finish();

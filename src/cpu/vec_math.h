@@ -95,7 +95,9 @@ void vec_unary_kernel(TensorIter& it, VecUnaryFn<T> fn, int64_t grain) {
           for (int64_t i = 0; i < m; ++i) *reinterpret_cast<T*>(out + i * s[0]) = buf[i];
         }
       },
-      grain);
+      // Whole vectors of the 1-d loop, whole rows otherwise: each thread's
+      // elements group into the same vectors as on one thread.
+      grain, it.ndim() == 1 ? 64 : it.shape()[0]);
 }
 
 }  // namespace tc::cpu
