@@ -319,13 +319,15 @@ TC_API tc_status tc_tensor_data_ptr(void** out, tc_tensor t);
 /* Copies the elements of `t`, of any strides, into `dst` in row-major order.
  * `dst` may be NULL only when numel is 0.
  * Errors: TC_ERROR_INVALID_ARGUMENT (names 'dst_nbytes') unless dst_nbytes
- * equals numel * element size; TC_ERROR_DEVICE for a tensor not on the CPU. */
+ * equals numel * element size; TC_ERROR_DEVICE when the tensor's device is
+ * unavailable. A device tensor is copied to the host first (synchronously). */
 TC_API tc_status tc_tensor_copy_to_buffer(void* dst, size_t dst_nbytes, tc_tensor t);
 /* *out = the value of a one-element tensor of any shape, tagged by dtype
  * category: TC_SCALAR_BOOL for bool, TC_SCALAR_INT for integer dtypes,
  * TC_SCALAR_FLOAT for floating dtypes.
  * Errors: TC_ERROR_INVALID_ARGUMENT (names 't') unless numel is 1;
- * TC_ERROR_DEVICE for a tensor not on the CPU. */
+ * TC_ERROR_DEVICE when the tensor's device is unavailable. A device tensor's
+ * element is copied to the host (this synchronises with the device). */
 TC_API tc_status tc_tensor_item(tc_scalar* out, tc_tensor t);
 /* Formats `t` as PyTorch prints it ("tensor([1., 2.])"), snprintf-style:
  * writes at most capacity - 1 characters and a NUL into buf (when capacity
@@ -371,6 +373,28 @@ TC_API tc_status tc_manual_seed(uint64_t seed);
 /* *out = a new reference to the process-wide default generator; the caller
  * releases it with tc_generator_release (the generator itself lives on). */
 TC_API tc_status tc_generator_default(tc_generator* out);
+
+/* ---- devices ------------------------------------------------------------- */
+/* Device backends other than the CPU are loaded on first use: CUDA from
+ * libtensorc_cuda.so beside libtensorc.so (or $TC_CUDA_LIBRARY), so a
+ * CPU-only program needs no driver. `device_type` is a TC_DEVICE_* code. */
+
+/* TC_OK when tensors can be made on `device_type`; otherwise
+ * TC_ERROR_DEVICE, and tc_last_error_message() says why (the backend library
+ * is missing, no driver, a driver too old, no device). Loads the backend. */
+TC_API tc_status tc_device_check(int32_t device_type);
+/* *out = the number of devices of `device_type`: 0 when the backend is
+ * unavailable (tc_device_check says why), 1 for TC_DEVICE_CPU. */
+TC_API tc_status tc_device_count(int* out, int32_t device_type);
+/* *out = the calling thread's current device index of `device_type`, the
+ * one a tc_device index of -1 means. Errors: TC_ERROR_DEVICE when the backend
+ * is unavailable. */
+TC_API tc_status tc_device_current(int* out, int32_t device_type);
+/* Makes device `index` current for the calling thread. Errors:
+ * TC_ERROR_DEVICE (names 'index') when out of range or unavailable. */
+TC_API tc_status tc_device_set_current(int32_t device_type, int index);
+/* Waits until all work queued on `device` is done (the CPU: returns). */
+TC_API tc_status tc_device_synchronize(tc_device device);
 
 /* ---- threads ------------------------------------------------------------- */
 /* Sets the number of threads used by parallel kernels (and GEMM) in the whole

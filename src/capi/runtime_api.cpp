@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Process-wide runtime settings of the C ABI: the library version and the
-// thread budget of parallel kernels.
+// Process-wide runtime settings of the C ABI: the library version, the
+// thread budget of parallel kernels, and the devices of loadable backends.
 #include "capi/handles.h"
+#include "core/device_hooks.h"
 #include "core/parallel.h"
 
 namespace {
@@ -21,6 +22,15 @@ static_assert(same_text(TC_VERSION_STRING, TC_STRINGIFY(TC_VERSION_MAJOR) "." TC
 static_assert(same_text(TC_VERSION_STRING, TC_PROJECT_VERSION),
               "tensorc.h's TC_VERSION_* disagree with the project version in CMakeLists.txt");
 #endif
+
+// A TC_DEVICE_* code as a device type; Error(Device) naming `fn` otherwise.
+tc::DeviceType device_type_arg(int32_t code, const char* fn) {
+  TC_CHECK(tc::is_valid_device_type(code), Device, fn,
+           ": argument 'device_type' expected TC_DEVICE_CPU (1), "
+           "TC_DEVICE_CUDA (2) or TC_DEVICE_PRIVATEUSE1 (12), got ",
+           code);
+  return tc::DeviceType(code);
+}
 
 }  // namespace
 
@@ -47,6 +57,58 @@ TC_API tc_status tc_get_num_threads(int* out) {
   TC_CAPI_BEGIN
   TC_CAPI_NULL_CHECK(out, fn, "out");
   *out = tc::get_num_threads();
+  TC_CAPI_END(fn)
+}
+
+TC_API tc_status tc_device_check(int32_t device_type) {
+  constexpr const char* fn = "tc_device_check";
+  TC_CAPI_BEGIN
+  const tc::DeviceType t = device_type_arg(device_type, fn);
+  if (t != tc::DeviceType::CPU) (void)tc::device_hooks(t, fn);
+  TC_CAPI_END(fn)
+}
+
+TC_API tc_status tc_device_count(int* out, int32_t device_type) {
+  constexpr const char* fn = "tc_device_count";
+  TC_CAPI_BEGIN
+  TC_CAPI_NULL_CHECK(out, fn, "out");
+  const tc::DeviceType t = device_type_arg(device_type, fn);
+  if (t == tc::DeviceType::CPU) {
+    *out = 1;
+  } else {
+    tc::DeviceHooks* h = tc::try_device_hooks(t);
+    *out = h ? h->device_count() : 0;
+  }
+  TC_CAPI_END(fn)
+}
+
+TC_API tc_status tc_device_current(int* out, int32_t device_type) {
+  constexpr const char* fn = "tc_device_current";
+  TC_CAPI_BEGIN
+  TC_CAPI_NULL_CHECK(out, fn, "out");
+  const tc::DeviceType t = device_type_arg(device_type, fn);
+  *out = t == tc::DeviceType::CPU ? 0 : tc::device_hooks(t, fn).current_device();
+  TC_CAPI_END(fn)
+}
+
+TC_API tc_status tc_device_set_current(int32_t device_type, int index) {
+  constexpr const char* fn = "tc_device_set_current";
+  TC_CAPI_BEGIN
+  const tc::DeviceType t = device_type_arg(device_type, fn);
+  if (t == tc::DeviceType::CPU) {
+    TC_CHECK(index == 0 || index == -1, Device, fn, ": argument 'index' expected 0 for the CPU, got ", index);
+  } else {
+    TC_CHECK(index >= 0, Device, fn, ": argument 'index' expected a device index >= 0, got ", index);
+    tc::device_hooks(t, fn).set_current_device(tc::resolve_device_index(t, index, fn));
+  }
+  TC_CAPI_END(fn)
+}
+
+TC_API tc_status tc_device_synchronize(tc_device device) {
+  constexpr const char* fn = "tc_device_synchronize";
+  TC_CAPI_BEGIN
+  const tc::DeviceType t = device_type_arg(device.type, fn);
+  if (t != tc::DeviceType::CPU) tc::device_hooks(t, fn).synchronize(tc::resolve_device_index(t, device.index, fn));
   TC_CAPI_END(fn)
 }
 

@@ -5,7 +5,9 @@
 #include <memory>
 
 #include "capi/handles.h"
+#include "core/device_hooks.h"
 #include "core/shape.h"
+#include "tensorc_gen/ops.h"
 
 using tc::capi::Borrowed;
 using tc::capi::new_handle;
@@ -282,6 +284,19 @@ TC_API tc_status tc_tensor_data_ptr(void** out, tc_tensor t) {
   TC_CAPI_END(fn)
 }
 
+}  // extern "C"
+
+namespace {
+// A tensor in device memory can be read only through its backend.
+void check_device_readable(const tc::Tensor& x, const char* fn) {
+  std::string why;
+  TC_CHECK(tc::try_device_hooks(x.device().type, &why) != nullptr, Device, fn, ": argument 't' is on ", x.device(),
+           ", which is not available: ", why);
+}
+}  // namespace
+
+extern "C" {
+
 TC_API tc_status tc_tensor_copy_to_buffer(void* dst, size_t dst_nbytes, tc_tensor t) {
   constexpr const char* fn = "tc_tensor_copy_to_buffer";
   TC_CAPI_BEGIN
@@ -292,8 +307,14 @@ TC_API tc_status tc_tensor_copy_to_buffer(void* dst, size_t dst_nbytes, tc_tenso
   TC_CHECK_ARG(dst_nbytes == nbytes, fn, ": argument 'dst_nbytes' expected ", nbytes, " (", x.numel(), " elements of ",
                x.dtype(), "), got ", dst_nbytes);
   TC_CHECK_ARG(dst || nbytes == 0, fn, ": argument 'dst' is NULL but ", nbytes, " bytes are to be copied");
-  TC_CHECK(x.is_cpu(), Device, fn, ": argument 't' is on ", x.device(), "; only CPU tensors can be copied yet");
-  copy_to_contiguous(static_cast<char*>(dst), x);
+  if (x.is_cpu()) {
+    copy_to_contiguous(static_cast<char*>(dst), x);
+  } else {
+    // Device memory: to the host through the backend's copy_ first.
+    check_device_readable(x, fn);
+    const tc::Tensor host = tc::_to_copy(x, std::nullopt, tc::Device(tc::DeviceType::CPU), false);
+    copy_to_contiguous(static_cast<char*>(dst), host);
+  }
   TC_CAPI_END(fn)
 }
 
@@ -305,8 +326,8 @@ TC_API tc_status tc_tensor_item(tc_scalar* out, tc_tensor t) {
   Borrowed self(t);
   const tc::Tensor& x = self.get();
   TC_CHECK_ARG(x.numel() == 1, fn, ": argument 't' expected a tensor with one element, got ", x.numel(), " elements");
-  TC_CHECK(x.is_cpu(), Device, fn, ": argument 't' is on ", x.device(), "; only CPU tensors can be read yet");
-  *out = tc::capi::from_scalar(tc::read_scalar(x.data_ptr(), x.dtype()));
+  if (!x.is_cpu()) check_device_readable(x, fn);
+  *out = tc::capi::from_scalar(x.item());  // device tensors: one element copied back (synchronises)
   TC_CAPI_END(fn)
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "core/allocator.h"
+#include "core/device_hooks.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -101,6 +102,12 @@ void cpu_allocator_empty_cache() { instance().empty_cache(); }
 Allocator* get_allocator(DeviceType t) {
   if (t == DeviceType::CPU) return cpu_allocator();
   Allocator* a = g_allocators[slot(t)];
+  if (a == nullptr && t == DeviceType::CUDA) {
+    // The first CUDA allocation loads the backend, which installs its allocator.
+    std::string why;
+    TC_CHECK(load_backend(t, &why), Device, "cuda is not available: ", why);
+    a = g_allocators[slot(t)];
+  }
   TC_CHECK(a != nullptr, Device, "no allocator for device type ", device_type_name(t),
            " (is its backend library loaded?)");
   return a;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "core/tensor.h"
 
+#include "core/device_hooks.h"
+
 #include <cmath>
 #include <limits>
 
@@ -21,8 +23,12 @@ int64_t Tensor::stride(int64_t d) const {
 Scalar Tensor::item() const {
   TC_CHECK_ARG(defined(), "item: the tensor is undefined");
   TC_CHECK_ARG(numel() == 1, "item: a tensor with ", numel(), " elements cannot be converted to a Scalar");
-  TC_CHECK(is_cpu(), Device, "item: tensors on ", device(), " are not readable from the host yet");
-  return read_scalar(data_ptr(), dtype());
+  if (is_cpu()) return read_scalar(data_ptr(), dtype());
+  // Device memory: one element to the host through the backend (this synchronises).
+  alignas(8) unsigned char buf[8];
+  device_hooks(device().type, "item")
+      .copy_bytes(buf, Device(DeviceType::CPU), data_ptr(), device(), element_size(), false);
+  return read_scalar(buf, dtype());
 }
 
 Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {

@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "core/device_hooks.h"
 #include "dispatch/dispatcher.h"
 
 namespace tc {
@@ -11,6 +12,17 @@ std::atomic<bool> g_dispatch_counting{false};
 
 OperatorEntry::OperatorEntry(schema::FunctionSchema schema, std::string debug)
     : schema_(std::move(schema)), name_(schema_.name.qualified()), debug_(std::move(debug)) {}
+
+const KernelFunction& OperatorEntry::lookup_slow(DispatchKeySet ks) const {
+  const DispatchKey k = (ks - DispatchKeySet::from_bits(fallthrough_mask_)).highest();
+  if (k == DispatchKey::CUDA) {
+    // The first CUDA call loads the backend, which registers its kernels.
+    std::string why;
+    if (!load_backend(DeviceType::CUDA, &why)) TC_FAIL(Device, name_, ": cuda is not available: ", why);
+    if (table_[uint8_t(k)].valid()) return table_[uint8_t(k)];
+  }
+  missing(ks);
+}
 
 void OperatorEntry::missing(DispatchKeySet ks) const {
   DispatchKey k = (ks - DispatchKeySet::from_bits(fallthrough_mask_)).highest();

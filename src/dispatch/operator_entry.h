@@ -30,7 +30,7 @@ class OperatorEntry {
   // sets). Throws NotImplemented naming the op and the key when none.
   const KernelFunction& lookup(DispatchKeySet ks) const {
     DispatchKey k = (ks - DispatchKeySet::from_bits(fallthrough_mask_)).highest();
-    if (__builtin_expect(k == DispatchKey::Undefined || !table_[uint8_t(k)].valid(), 0)) missing(ks);
+    if (__builtin_expect(k == DispatchKey::Undefined || !table_[uint8_t(k)].valid(), 0)) return lookup_slow(ks);
     if (__builtin_expect(g_dispatch_counting.load(std::memory_order_relaxed), 0))
       counters_[uint8_t(k)].fetch_add(1, std::memory_order_relaxed);
     return table_[uint8_t(k)];
@@ -51,6 +51,9 @@ class OperatorEntry {
     KernelFunction fn;
     std::string debug;
   };
+  // No kernel at the highest key: loads that key's backend library if it is
+  // one not yet loaded (CUDA) and looks again, else fails with why.
+  const KernelFunction& lookup_slow(DispatchKeySet ks) const;
   [[noreturn]] void missing(DispatchKeySet ks) const;
   // Recomputes table_ (caller holds the dispatcher lock).
   void recompute(const std::array<std::pair<KernelFunction, std::string>, kNumRuntimeKeys>& fallbacks);

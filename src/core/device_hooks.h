@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// What a device backend provides besides kernels: its devices, the current
+// device per thread, synchronisation, and byte copies between its memory and
+// the host's. The CUDA library registers its hooks when it is loaded; an
+// out-of-tree PrivateUse1 backend registers its own. Cross-device copy_,
+// _to_copy and to(device) go through these hooks, so a backend that has them
+// can load and read its tensors through tensorc's ops.
+//
+// Backends that live in their own shared library (CUDA) are loaded on first
+// use (device_hooks(), or a call dispatched to the backend's key), so a
+// CPU-only user needs no driver and no CUDA runtime.
+#pragma once
+#include <cstddef>
+#include <string>
+
+#include "core/device.h"
+
+namespace tc {
+
+class DeviceHooks {
+ public:
+  virtual ~DeviceHooks() = default;
+  virtual int device_count() const = 0;
+  // The calling thread's current device (-1 in a Device means this one).
+  virtual int current_device() const = 0;
+  virtual void set_current_device(int index) = 0;
+  // Waits for all work queued on `index`.
+  virtual void synchronize(int index) = 0;
+  // Copies n bytes; each side is this backend's device or the host (CPU).
+  // non_blocking: may return before the copy ends (ordered on the current
+  // stream); only the backend knows when the host side must stay alive.
+  virtual void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device, size_t n,
+                          bool non_blocking) = 0;
+};
+
+// The hooks of device type `t`, loading its library on first use. Throws
+// Error(Device) naming `what` and saying why when the backend is unusable
+// (no library, no driver, no device).
+DeviceHooks& device_hooks(DeviceType t, const char* what);
+// Same, without throwing: nullptr when the backend is unusable (why in *why).
+DeviceHooks* try_device_hooks(DeviceType t, std::string* why = nullptr);
+// Installs (or, with nullptr, removes) the hooks of `t`.
+void set_device_hooks(DeviceType t, DeviceHooks* hooks);
+
+// Loads the backend library of `t` once (CUDA: libtensorc_cuda.so beside
+// libtensorc.so, or $TC_CUDA_LIBRARY). True when the backend is usable; the
+// reason otherwise, kept for every later call, in *why. Device types without a
+// library of their own are usable once their hooks are set.
+bool load_backend(DeviceType t, std::string* why = nullptr);
+
+// A device index resolved against the backend: -1 becomes the current device;
+// out of range is Error(Device) naming `what` and the device count.
+int resolve_device_index(DeviceType t, int index, const char* what);
+
+}  // namespace tc

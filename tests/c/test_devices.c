@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Devices through the C ABI: the runtime calls' bad input, and CUDA's answer
+ * on a machine without a usable GPU: every CUDA call is TC_ERROR_DEVICE with
+ * the reason the backend gave, nothing aborts. Run twice by ctest: as is, and
+ * with TC_CUDA_LIBRARY naming a missing file (argument "missing-library"),
+ * which must say the backend library could not be loaded. Where CUDA works,
+ * the unavailable-path checks do not apply and test_cuda_runtime.c runs. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+static void check_runtime_bad_input(void) {
+  int n = -1;
+  CHECK_OK(tc_device_count(&n, TC_DEVICE_CPU));
+  CHECK(n == 1);
+  CHECK_OK(tc_device_check(TC_DEVICE_CPU));
+  CHECK_OK(tc_device_current(&n, TC_DEVICE_CPU));
+  CHECK(n == 0);
+  CHECK_OK(tc_device_synchronize(tc_device_cpu()));
+  CHECK_FAILS_WITH(tc_device_count(NULL, TC_DEVICE_CPU), TC_ERROR_INVALID_ARGUMENT, "'out'");
+  CHECK_FAILS_WITH(tc_device_count(&n, 99), TC_ERROR_DEVICE, "'device_type'");
+  CHECK_FAILS_WITH(tc_device_check(-1), TC_ERROR_DEVICE, "'device_type'");
+  CHECK_FAILS_WITH(tc_device_set_current(TC_DEVICE_CPU, 3), TC_ERROR_DEVICE, "'index'");
+  CHECK_FAILS_WITH(tc_device_set_current(TC_DEVICE_CUDA, -2), TC_ERROR_DEVICE, "'index'");
+  tc_device bad = {42, 0};
+  CHECK_FAILS_WITH(tc_device_synchronize(bad), TC_ERROR_DEVICE, "'device_type'");
+}
+
+/* Every way into CUDA fails with the same reason, and keeps failing. */
+static void check_cuda_unavailable(const char* reason_needle) {
+  CHECK_FAILS_WITH(tc_device_check(TC_DEVICE_CUDA), TC_ERROR_DEVICE, reason_needle);
+  char why[512];
+  snprintf(why, sizeof why, "%s", tc_last_error_message());
+  printf("CUDA unavailable: %s\n", why);
+  int n = -1;
+  CHECK_OK(tc_device_count(&n, TC_DEVICE_CUDA));
+  CHECK(n == 0);
+  CHECK_FAILS_WITH(tc_device_current(&n, TC_DEVICE_CUDA), TC_ERROR_DEVICE, reason_needle);
+  CHECK_FAILS_WITH(tc_device_set_current(TC_DEVICE_CUDA, 0), TC_ERROR_DEVICE, reason_needle);
+  CHECK_FAILS_WITH(tc_device_synchronize(tc_device_cuda(0)), TC_ERROR_DEVICE, reason_needle);
+
+  const int64_t size[2] = {2, 3};
+  const tc_device cuda = tc_device_cuda(0), any_cuda = tc_device_cuda(-1);
+  const tc_dtype f32 = TC_FLOAT32;
+  tc_tensor t = NULL;
+  CHECK_FAILS_WITH(tc_ones(&t, size, 2, &f32, &cuda), TC_ERROR_DEVICE, reason_needle);
+  CHECK(t == NULL);
+  CHECK_FAILS_WITH(tc_empty(&t, size, 2, NULL, &any_cuda), TC_ERROR_DEVICE, reason_needle);
+  tc_scalar seven;
+  seven.tag = TC_SCALAR_INT;
+  seven.u.i = 7;
+  CHECK_FAILS_WITH(tc_full(&t, size, 2, seven, NULL, &cuda), TC_ERROR_DEVICE, reason_needle);
+
+  /* A CPU tensor moved to CUDA, and a CUDA-labelled blob (memory the backend
+   * would own) read back: errors, never a host read of device memory. */
+  tc_tensor x = NULL;
+  const tc_device cpu = tc_device_cpu();
+  CHECK_OK(tc_ones(&x, size, 2, &f32, &cpu));
+  CHECK_FAILS_WITH(tc_to_device(&t, x, cuda, TC_FLOAT32, NULL, NULL), TC_ERROR_DEVICE, reason_needle);
+  float host[6] = {0};
+  tc_tensor blob = NULL;
+  CHECK_OK(tc_tensor_from_blob(&blob, host, TC_FLOAT32, size, NULL, 2, cuda, NULL, NULL));
+  float out[6];
+  CHECK_FAILS_WITH(tc_tensor_copy_to_buffer(out, sizeof out, blob), TC_ERROR_DEVICE, reason_needle);
+  tc_scalar s;
+  tc_tensor one = NULL;
+  const int64_t one_size[1] = {1};
+  CHECK_OK(tc_tensor_from_blob(&one, host, TC_FLOAT32, one_size, NULL, 1, cuda, NULL, NULL));
+  CHECK_FAILS_WITH(tc_tensor_item(&s, one), TC_ERROR_DEVICE, reason_needle);
+  tc_tensor sum = NULL;
+  CHECK_FAILS_WITH(tc_add_Tensor(&sum, blob, blob, NULL), TC_ERROR_DEVICE, reason_needle);
+  tc_tensor_release(one);
+  tc_tensor_release(blob);
+  tc_tensor_release(x);
+}
+
+int main(int argc, char** argv) {
+  const int missing_library = argc > 1 && strcmp(argv[1], "missing-library") == 0;
+  check_runtime_bad_input();
+  if (missing_library) {
+    check_cuda_unavailable("could not be loaded");
+  } else if (tc_device_check(TC_DEVICE_CUDA) == TC_OK) {
+    printf("CUDA is available here: the unavailable-path checks do not apply (test_cuda_runtime covers it)\n");
+  } else {
+    check_cuda_unavailable("is not available");
+  }
+  return check_summary();
+}
