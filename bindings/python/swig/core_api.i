@@ -339,6 +339,32 @@ static PyObject* get_num_threads(void) {
   tc_status st = tc_get_num_threads(&n);
   return st == TC_OK ? PyLong_FromLong(n) : tcpy_check(st);
 }
+/* Devices: None when available, else the reason as a string (no exception). */
+static PyObject* device_unavailable_reason(int device_type) {
+  if (tc_device_check(device_type) == TC_OK) Py_RETURN_NONE;
+  return PyUnicode_FromString(tc_last_error_message());
+}
+static PyObject* device_count(int device_type) {
+  int n = 0;
+  tc_status st = tc_device_count(&n, device_type);
+  return st == TC_OK ? PyLong_FromLong(n) : tcpy_check(st);
+}
+static PyObject* device_current(int device_type) {
+  int n = 0;
+  tc_status st = tc_device_current(&n, device_type);
+  return st == TC_OK ? PyLong_FromLong(n) : tcpy_check(st);
+}
+static PyObject* device_set_current(int device_type, int index) {
+  return tcpy_check(tc_device_set_current(device_type, index));
+}
+static PyObject* device_synchronize(int device_type, int index) {
+  tc_device d;
+  d.type = device_type;
+  d.index = index;
+  tc_status st;
+  Py_BEGIN_ALLOW_THREADS st = tc_device_synchronize(d);
+  Py_END_ALLOW_THREADS return tcpy_check(st);
+}
 %}
 
 /* What SWIG wraps from above (GIL kept: they handle Python objects). */
@@ -372,6 +398,11 @@ PyObject* generator_set_seed(PyObject* cap, unsigned long long seed);
 PyObject* manual_seed(unsigned long long seed);
 PyObject* set_num_threads(int n);
 PyObject* get_num_threads(void);
+PyObject* device_unavailable_reason(int device_type);
+PyObject* device_count(int device_type);
+PyObject* device_current(int device_type);
+PyObject* device_set_current(int device_type, int index);
+PyObject* device_synchronize(int device_type, int index);
 PyObject* tensor_dtype(PyObject* self);
 PyObject* tensor_dim(PyObject* self);
 PyObject* tensor_numel(PyObject* self);

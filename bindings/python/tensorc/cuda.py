@@ -1,21 +1,53 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""tensorc.cuda: whether this build of tensorc can run on a GPU."""
-import functools as _functools
+"""tensorc.cuda: the CUDA devices, as torch.cuda names them.
 
-from . import _ops
-from ._errors import Error as _Error
+The CUDA backend is a library tensorc loads on first use; when it cannot be
+used (a CPU-only build, no driver, no GPU) ``is_available()`` is False and
+``unavailable_reason()`` says why.
+"""
+from . import _C
+
+_CUDA = 2  # TC_DEVICE_CUDA
 
 
-@_functools.lru_cache(maxsize=None)
+def _index(device):
+    if device is None:
+        return -1
+    if isinstance(device, int):
+        return device
+    text = str(device)
+    if text == "cuda":
+        return -1
+    if text.startswith("cuda:"):
+        return int(text[5:])
+    raise ValueError(f"expected a CUDA device, got {device!r}")
+
+
 def is_available():
-    """True when a CUDA device can hold a tensor (a CUDA build on a machine with a GPU)."""
-    try:
-        _ops.empty(1, device="cuda")
-    except _Error:
-        return False
-    return True
+    """True when a CUDA device can hold a tensor (a CUDA build on a machine with a GPU and its driver)."""
+    return _C.device_unavailable_reason(_CUDA) is None
+
+
+def unavailable_reason():
+    """Why CUDA cannot be used here (None when it can): the backend's own words."""
+    return _C.device_unavailable_reason(_CUDA)
 
 
 def device_count():
-    """1 when CUDA is available (the C ABI does not count devices yet), else 0."""
-    return 1 if is_available() else 0
+    """The number of CUDA devices (0 when CUDA is unavailable)."""
+    return _C.device_count(_CUDA)
+
+
+def current_device():
+    """The calling thread's current CUDA device index."""
+    return _C.device_current(_CUDA)
+
+
+def set_device(device):
+    """Makes `device` (an index, "cuda:N") current for the calling thread."""
+    _C.device_set_current(_CUDA, _index(device))
+
+
+def synchronize(device=None):
+    """Waits until all work queued on `device` (default: the current one) is done."""
+    _C.device_synchronize(_CUDA, _index(device))

@@ -80,8 +80,23 @@ def test_numpy_array_operands_become_tensors():
 
 
 def test_cuda_module_answers():
-    assert isinstance(tensorc.cuda.is_available(), bool)
-    assert tensorc.cuda.device_count() == (1 if tensorc.cuda.is_available() else 0)
+    available = tensorc.cuda.is_available()
+    assert isinstance(available, bool)
+    if available:
+        assert tensorc.cuda.unavailable_reason() is None
+        assert tensorc.cuda.device_count() >= 1
+        assert 0 <= tensorc.cuda.current_device() < tensorc.cuda.device_count()
+        x = tensorc.ones(3, device="cuda")
+        assert x.is_cuda and x.cpu().tolist() == [1.0, 1.0, 1.0]
+    else:
+        # The backend's reason, the same one every CUDA call raises with.
+        why = tensorc.cuda.unavailable_reason()
+        assert "not available" in why
+        assert tensorc.cuda.device_count() == 0
+        with pytest.raises(RuntimeError, match="not available"):
+            tensorc.ones(3, device="cuda")
+        with pytest.raises(RuntimeError, match="not available"):
+            tensorc.cuda.synchronize()
 
 
 def test_inference_mode_turns_recording_off():

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// copy_ and fill_ on CUDA tensors. copy_ is reached for every pair that has
+// a CUDA side (CUDA outranks CPU in dispatch): same device through the
+// element loop, other devices and the host through the device hooks' byte
+// copies, staged through a dense buffer where a side is not dense.
+#include <cstring>
+
+#include "core/device_hooks.h"
+#include "core/overlap.h"
+#include "core/tensor.h"
+#include "cuda/elementwise.h"
+#include "cuda/runtime.h"
+#include "tensorc_gen/native_functions.h"
+#include "tensorc_gen/ops.h"
+
+namespace tc::native {
+namespace {
+
+using cuda::Geometry;
+
+// dst's shape with src broadcast to it; byte strides, size-1 dims dropped and
+// dims both operands walk contiguously merged.
+Geometry geometry(const Tensor& dst, const Tensor* src, const char* op) {
+  const int64_t nd = dst.dim();
+  const int64_t ns = src ? src->dim() : 0;
+  TC_CHECK_ARG(!src || ns <= nd, op, ": the size of src ", src->sizes(), " does not broadcast to self's size ",
+               dst.sizes());
+  Geometry g;
+  g.numel = dst.numel();
+  int64_t sizes[64], s0[64], s1[64];
+  TC_CHECK(nd <= 64, Index, op, ": at most 64 dims, got ", nd);
+  int n = 0;
+  for (int64_t d = 0; d < nd; ++d) {
+    const int64_t size = dst.sizes()[size_t(d)];
+    int64_t src_stride = 0;
+    if (src) {
+      const int64_t sd = d - (nd - ns);
+      if (sd >= 0) {
+        const int64_t ssize = src->sizes()[size_t(sd)];
+        TC_CHECK_ARG(ssize == size || ssize == 1, op, ": the size of src ", src->sizes(),
+                     " does not broadcast to self's size ", dst.sizes());
+        if (ssize == size) src_stride = src->strides()[size_t(sd)] * int64_t(src->element_size());
+      }
+    }
+    if (size == 1) continue;
+    const int64_t dst_stride = dst.strides()[size_t(d)] * int64_t(dst.element_size());
+    if (n > 0 && s0[n - 1] == dst_stride * size && s1[n - 1] == src_stride * size) {
+      sizes[n - 1] *= size;  // the outer dim walks on into this one: merge
+      s0[n - 1] = dst_stride;
+      s1[n - 1] = src_stride;
+      continue;
+    }
+    sizes[n] = size;
+    s0[n] = dst_stride;
+    s1[n] = src_stride;
+    ++n;
+  }
+  TC_CHECK(n <= cuda::kMaxDims, NotImplemented, op, ": CUDA element loops take at most ", cuda::kMaxDims,
+           " non-mergeable dims, got ", n);
+  g.ndim = n;
+  for (int i = 0; i < n; ++i) {
+    g.sizes[i] = sizes[i];
+    g.strides[0][i] = s0[i];
+    g.strides[1][i] = s1[i];
+  }
+  return g;
+}
+
+bool dense(const Tensor& t) { return t.is_contiguous(); }
+
+// A fresh dense tensor on `device`.
+Tensor empty_on(IntArrayRef sizes, ScalarType dtype, Device device) {
+  if (device.is_cuda()) {
+    cuda::DeviceGuard g(device.index);
+    return empty_tensor(sizes, dtype, device);
+  }
+  return empty_tensor(sizes, dtype, device);
+}
+
+// dst = src on one CUDA device, with broadcasting and dtype conversion.
+void copy_on_device(Tensor& dst, const Tensor& src) {
+  const Geometry g = geometry(dst, &src, "copy_");
+  const int dev = dst.device().index;
+  cuda::DeviceGuard guard(dev);
+  cuda::launch_copy(static_cast<char*>(dst.data_ptr()), int(dst.dtype()), static_cast<const char*>(src.data_ptr()),
+                    int(src.dtype()), g, cuda::current_stream(dev));
+}
+
+// src as a dense tensor of its dtype on its own device (itself when dense).
+Tensor dense_on_own_device(const Tensor& src) {
+  if (dense(src)) return src;
+  if (src.is_cpu()) return tc::contiguous(src);
+  Tensor out = empty_on(src.sizes(), src.dtype(), src.device());
+  copy_on_device(out, src);
+  return out;
+}
+
+void check_no_partial_overlap(const Tensor& self, const Tensor& src) {
+  if (self.device() != src.device() || self.storage().get() != src.storage().get()) return;
+  const MemLayout a{self.storage_offset(), self.sizes(), self.strides(), int64_t(self.element_size())};
+  const MemLayout b{src.storage_offset(), src.sizes(), src.strides(), int64_t(src.element_size())};
+  TC_CHECK(memory_overlap(a, b) == Overlap::None, InvalidArgument,
+           "copy_: unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+           "single memory location. Please clone() the tensor before performing the operation.");
+}
+
+}  // namespace
+
+Tensor& copy_inplace_cuda(Tensor& self, const Tensor& src, bool non_blocking) {
+  TC_CHECK_ARG(self.defined(), "copy_: argument 'self' is an undefined tensor");
+  TC_CHECK_ARG(src.defined(), "copy_: argument 'src' is an undefined tensor");
+  if (self.is_same(src)) return self;
+  const Device sd = self.device(), rd = src.device();
+  TC_CHECK(sd.is_cuda() || sd.is_cpu(), Device, "copy_: cannot copy between ", rd, " and ", sd);
+  TC_CHECK(rd.is_cuda() || rd.is_cpu(), Device, "copy_: cannot copy between ", rd, " and ", sd);
+  (void)geometry(self, &src, "copy_");  // shape check before anything moves
+  check_no_partial_overlap(self, src);
+  if (self.numel() == 0) return self;
+  DeviceHooks& hooks = device_hooks(DeviceType::CUDA, "copy_");
+
+  if (sd.is_cuda() && rd.is_cuda() && sd.index == rd.index) {
+    copy_on_device(self, src);
+  } else if (sd.is_cpu()) {
+    // Device to host: src dense on its device, its bytes to the host, then the CPU's copy_.
+    const Tensor d = dense_on_own_device(src);
+    Tensor host = empty_tensor(d.sizes(), d.dtype(), Device(DeviceType::CPU));
+    hooks.copy_bytes(host.data_ptr(), host.device(), d.data_ptr(), d.device(), size_t(d.numel()) * d.element_size(),
+                     false);
+    copy_inplace_cpu(self, host, false);
+  } else {
+    // Host or another device to this device: src dense in self's dtype where it is, its bytes
+    // here, then the element loop when self is not that same dense layout.
+    Tensor staged = src;
+    if (rd.is_cpu() && src.dtype() != self.dtype()) staged = tc::to(src, self.dtype());
+    staged = dense_on_own_device(staged);
+    const bool direct = dense(self) && self.dtype() == staged.dtype() && self.sizes() == staged.sizes();
+    if (direct) {
+      hooks.copy_bytes(self.data_ptr(), sd, staged.data_ptr(), staged.device(),
+                       size_t(staged.numel()) * staged.element_size(), non_blocking);
+    } else {
+      Tensor here = empty_on(staged.sizes(), staged.dtype(), sd);
+      hooks.copy_bytes(here.data_ptr(), sd, staged.data_ptr(), staged.device(),
+                       size_t(staged.numel()) * staged.element_size(), false);
+      copy_on_device(self, here);
+    }
+  }
+  self.bump_version();
+  return self;
+}
+
+Tensor& fill_inplace_cuda(Tensor& self, const Scalar& value) {
+  TC_CHECK_ARG(self.defined(), "fill_: argument 'self' is an undefined tensor");
+  check_scalar_fits("fill_", "value", value, self.dtype());
+  const Geometry g = geometry(self, nullptr, "fill_");
+  unsigned char buf[8] = {0};
+  write_scalar(buf, self.dtype(), value);
+  uint64_t bits = 0;
+  std::memcpy(&bits, buf, self.element_size());
+  const int dev = self.device().index;
+  cuda::DeviceGuard guard(dev);
+  cuda::launch_fill(static_cast<char*>(self.data_ptr()), int(self.element_size()), bits, g, cuda::current_stream(dev));
+  self.bump_version();
+  return self;
+}
+
+}  // namespace tc::native

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Factories on CUDA devices: allocation through the caching allocator on the
+// requested device, then fill_ (CUDA) for the constant ones.
+#include <optional>
+
+#include "core/shape.h"
+#include "core/tensor.h"
+#include "cuda/runtime.h"
+#include "tensorc_gen/native_functions.h"
+
+namespace tc::native {
+namespace {
+
+constexpr ScalarType kDefaultFloat = ScalarType::Float32;
+
+// The CUDA device a factory allocates on: `device` with -1 resolved.
+Device cuda_device(const char* op, std::optional<Device> device) {
+  TC_CHECK(device && device->is_cuda(), Internal, op, ": CUDA kernel called for device ",
+           device ? device->str() : std::string("(none)"));
+  return Device(DeviceType::CUDA, cuda::resolve_device(device->index, op));
+}
+
+Tensor new_tensor(const char* op, IntArrayRef size, ScalarType dt, Device dev) {
+  TC_CHECK_TYPE(is_valid_dtype(int(dt)), op, ": argument 'dtype' expected a supported dtype, got ", dt);
+  checked_numel(size, op);
+  cuda::DeviceGuard g(dev.index);
+  return empty_tensor(size, dt, dev);
+}
+
+Tensor filled(Tensor t, const Scalar& v) {
+  fill_inplace_cuda(t, v);
+  return t;
+}
+
+}  // namespace
+
+Tensor empty_cuda(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return new_tensor("empty", size, dtype.value_or(kDefaultFloat), cuda_device("empty", device));
+}
+
+Tensor empty_strided_cuda(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
+                          std::optional<Device> device) {
+  const Device dev = cuda_device("empty_strided", device);
+  const ScalarType dt = dtype.value_or(kDefaultFloat);
+  TC_CHECK_TYPE(is_valid_dtype(int(dt)), "empty_strided: argument 'dtype' expected a supported dtype, got ", dt);
+  cuda::DeviceGuard g(dev.index);
+  return empty_strided_tensor(size, stride, dt, dev);
+}
+
+Tensor zeros_cuda(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return filled(new_tensor("zeros", size, dtype.value_or(kDefaultFloat), cuda_device("zeros", device)),
+                Scalar(int64_t(0)));
+}
+
+Tensor ones_cuda(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return filled(new_tensor("ones", size, dtype.value_or(kDefaultFloat), cuda_device("ones", device)),
+                Scalar(int64_t(1)));
+}
+
+// As PyTorch and the CPU kernel: without dtype, a bool fill gives bool and an integer fill int64.
+Tensor full_cuda(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
+                 std::optional<Device> device) {
+  const Device dev = cuda_device("full", device);
+  const ScalarType dt = dtype.value_or(fill_value.is_floating_point() ? kDefaultFloat : fill_value.default_dtype());
+  check_scalar_fits("full", "fill_value", fill_value, dt);
+  return filled(new_tensor("full", size, dt, dev), fill_value);
+}
+
+}  // namespace tc::native
