@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# The CUDA backend: libtensorc_cuda.so, built wherever nvcc is found
-# (TC_CUDA=AUTO) or required (ON). libtensorc.so never links it or the CUDA
-# runtime: it dlopens libtensorc_cuda.so (beside itself) on the first CUDA
-# use, and the backend registers its kernels, allocator and device hooks into
-# libtensorc's dispatcher through libtensorc's exported C++ internals. The CUDA
-# runtime is linked statically, so the backend needs only the driver
-# (libcuda.so) at run time, and says so when it is missing.
+# The CUDA driver library: libtensorc_cuda.so from src/cuda/driver/, built
+# wherever nvcc is found (TC_CUDA=AUTO) or required (ON). It holds all code
+# that touches the CUDA runtime (linked statically, so only the driver,
+# libcuda.so, is needed at run time) behind the plain table of
+# src/cuda/driver_api.h; the CUDA kernels and the caching allocator live in
+# libtensorc (src/cuda/*.cpp), which dlopens this library on the first CUDA
+# use and never links it.
 set(TC_HAVE_CUDA OFF)
 if(NOT TC_CUDA STREQUAL "OFF")
   if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
@@ -29,20 +29,19 @@ if(TC_HAVE_CUDA)
   endif()
   enable_language(CUDA)
   find_package(CUDAToolkit REQUIRED)
-  file(GLOB TC_CUDA_SRC CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/*.cu
-       ${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/*.cpp)
-  add_library(tensorc_cuda SHARED ${TC_CUDA_SRC} ${TC_GEN_DIR}/register_cuda.cpp)
-  add_dependencies(tensorc_cuda tc_generate)
-  target_include_directories(tensorc_cuda PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR}/src
-                             ${TC_GEN_DIR} ${TC_GEN_DIR}/include)
+  file(GLOB TC_CUDA_DRIVER_SRC CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/driver/*.cu
+       ${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/driver/*.cpp)
+  add_library(tensorc_cuda SHARED ${TC_CUDA_DRIVER_SRC})
+  target_include_directories(tensorc_cuda PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
   target_compile_definitions(tensorc_cuda PRIVATE TC_PROJECT_VERSION="${PROJECT_VERSION}")
-  target_compile_options(tensorc_cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
-  target_link_libraries(tensorc_cuda PRIVATE tensorc CUDA::cudart_static)
-  # A plugin: one name, no SONAME versions; it exports tc_backend_init alone.
+  target_link_libraries(tensorc_cuda PRIVATE CUDA::cudart_static)
+  # A plugin: one name, no SONAME versions; it exports tc_cuda_driver_open alone.
   set_target_properties(tensorc_cuda PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON
-                        LINK_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/exports.map)
-  target_link_options(tensorc_cuda PRIVATE -Wl,--version-script=${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/exports.map
-                      -Wl,--no-undefined)
+                        LINK_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/driver/exports.map)
+  target_link_options(tensorc_cuda PRIVATE
+                      -Wl,--version-script=${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/driver/exports.map -Wl,--no-undefined)
+  # Built with the library, so that libtensorc.so always finds it beside itself.
+  add_dependencies(tensorc tensorc_cuda)
   include(GNUInstallDirs)
   install(TARGETS tensorc_cuda LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
   message(STATUS "tensorc: CUDA backend enabled (${CMAKE_CUDA_COMPILER}, architectures ${CMAKE_CUDA_ARCHITECTURES})")

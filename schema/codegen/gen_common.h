@@ -116,9 +116,6 @@ std::string gen_native_header(const Model& m);
 std::string gen_registration(int shards);
 std::string gen_registration_shard(const Model& m, int shard, const std::string& yaml_file,
                                    const std::vector<std::pair<const OpInfo*, std::string>>& autograd);
-// register_<key>_kernels(): the kernels of a backend that lives in a library
-// of its own (CUDA), which that library calls when it is loaded.
-std::string gen_registration_backend_library(const Model& m, const std::string& key);
 std::string gen_listing(const Model& m);
 // Binding surfaces, each over the C ABI alone.
 std::string gen_cpp_binding(const Model& m);  // include/tensorc_ops.hpp (bindings/cpp)

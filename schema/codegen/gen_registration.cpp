@@ -80,43 +80,6 @@ std::string wrapper_body(const OpInfo& op) {
   return w.str();
 }
 
-// Kernels of backends that live in a library of their own (CUDA): registered
-// by that library when it is loaded, not by libtensorc.
-bool in_backend_library(const std::string& key) { return key == "CUDA"; }
-
-// Boxed adapters, one template per op, instantiated per kernel; kernels that
-// take the key set (Autograd) get it passed on.
-void emit_boxed(Writer& w, const OpInfo& op, bool with_key_set) {
-  const FunctionSchema& s = op.nf->func;
-  w << "template <" << cpp_fn_ptr_type(s, with_key_set).insert(cpp_return_type(s).size() + 3, "F") << ">\n"
-    << "void boxed_" << (with_key_set ? "ks_" : "") << op.ident << "(const OperatorEntry&, DispatchKeySet"
-    << (with_key_set ? " ks" : "") << ", Stack* stack, void*) {\n"
-    << "  Stack& st = *stack;\n";
-  std::string call = with_key_set ? "F(ks" : "F(";
-  for (size_t i = 0; i < s.arguments.size(); ++i)
-    call += (i || with_key_set ? ", " : "") + unbox_expr(s.arguments[i], i, op.qualified);
-  call += ")";
-  std::string ret = cpp_return_type(s);
-  if (ret == "void") {
-    w << "  " << call << ";\n  st.clear();\n";
-  } else {
-    std::string decl = ret.back() == '&' || ret.find("Tensor&") != std::string::npos ? "auto&& r = " : "auto r = ";
-    w << "  " << decl << call << ";\n  st.clear();\n  " << box_returns(s, "r") << "\n";
-  }
-  w << "}\n\n";
-}
-
-// Registers one kernel of `op` on `key` inside a generated registration
-// function (where `d` and `op` are in scope).
-void emit_register_kernel(Writer& w, const OpInfo& op, const std::string& key, const std::string& kernel) {
-  const FunctionSchema& s = op.nf->func;
-  w << "    {\n      KernelFunction k;\n"
-    << "      k.unboxed = reinterpret_cast<void*>(static_cast<" << cpp_fn_ptr_type(s) << ">(&native::" << kernel
-    << "));\n"
-    << "      k.boxed = &boxed_" << op.ident << "<&native::" << kernel << ">;\n"
-    << "      d.register_kernel(op, DispatchKey::" << key << ", std::move(k), \"native::" << kernel << "\");\n    }\n";
-}
-
 }  // namespace
 
 std::string gen_native_header(const Model& m) {
@@ -171,9 +134,8 @@ std::string gen_registration_shard(const Model& m, int shard, const std::string&
     if (!op.nf->structured || !in_shard(op, shard)) continue;
     const FunctionSchema& s = op.nf->func;
     for (const auto& [backend, loop] : op.nf->structured->loops)
-      if (!in_backend_library(backend))
-        w << cpp_return_type(s) << " " << structured_kernel_name(op, backend) << "(" << kernel_params(s) << ") {\n"
-          << structured_body(op, loop) << "}\n";
+      w << cpp_return_type(s) << " " << structured_kernel_name(op, backend) << "(" << kernel_params(s) << ") {\n"
+        << structured_body(op, loop) << "}\n";
   }
   w << "\n";
   // Generated in-place/out wrappers.
@@ -185,10 +147,31 @@ std::string gen_registration_shard(const Model& m, int shard, const std::string&
       << wrapper_body(op) << "}\n\n";
   }
   w << "}  // namespace native\n\nnamespace {\n\n";
+  // Boxed adapters, one template per op, instantiated per kernel; kernels
+  // that take the key set (Autograd) get it passed on.
+  auto emit_boxed = [&](const OpInfo& op, bool with_key_set) {
+    const FunctionSchema& s = op.nf->func;
+    w << "template <" << cpp_fn_ptr_type(s, with_key_set).insert(cpp_return_type(s).size() + 3, "F") << ">\n"
+      << "void boxed_" << (with_key_set ? "ks_" : "") << op.ident << "(const OperatorEntry&, DispatchKeySet"
+      << (with_key_set ? " ks" : "") << ", Stack* stack, void*) {\n"
+      << "  Stack& st = *stack;\n";
+    std::string call = with_key_set ? "F(ks" : "F(";
+    for (size_t i = 0; i < s.arguments.size(); ++i)
+      call += (i || with_key_set ? ", " : "") + unbox_expr(s.arguments[i], i, op.qualified);
+    call += ")";
+    std::string ret = cpp_return_type(s);
+    if (ret == "void") {
+      w << "  " << call << ";\n  st.clear();\n";
+    } else {
+      std::string decl = ret.back() == '&' || ret.find("Tensor&") != std::string::npos ? "auto&& r = " : "auto r = ";
+      w << "  " << decl << call << ";\n  st.clear();\n  " << box_returns(s, "r") << "\n";
+    }
+    w << "}\n\n";
+  };
   for (const OpInfo& op : m.ops) {
     if (!in_shard(op, shard)) continue;
-    emit_boxed(w, op, false);
-    if (autograd_of.count(&op)) emit_boxed(w, op, true);
+    emit_boxed(op, false);
+    if (autograd_of.count(&op)) emit_boxed(op, true);
   }
   w << "}  // namespace\n\n";
   // The debug string names the file, not the line: a line number in code
@@ -198,8 +181,14 @@ std::string gen_registration_shard(const Model& m, int shard, const std::string&
     if (!in_shard(op, shard)) continue;
     const FunctionSchema& s = op.nf->func;
     w << "  {\n    OperatorEntry& op = d.def(\"" << escape_c_string(s.str()) << "\", \"" << yaml_file << "\");\n";
-    for (const auto& kv : kernels_of(op))
-      if (!in_backend_library(kv.first)) emit_register_kernel(w, op, kv.first, kv.second);
+    for (const auto& kv : kernels_of(op)) {
+      w << "    {\n      KernelFunction k;\n"
+        << "      k.unboxed = reinterpret_cast<void*>(static_cast<" << cpp_fn_ptr_type(s) << ">(&native::" << kv.second
+        << "));\n"
+        << "      k.boxed = &boxed_" << op.ident << "<&native::" << kv.second << ">;\n"
+        << "      d.register_kernel(op, DispatchKey::" << kv.first << ", std::move(k), \"native::" << kv.second
+        << "\");\n    }\n";
+    }
     if (auto it = autograd_of.find(&op); it != autograd_of.end()) {
       const std::string fn = "autograd::generated::" + it->second;
       w << "    {\n      KernelFunction k;\n"
@@ -211,45 +200,6 @@ std::string gen_registration_shard(const Model& m, int shard, const std::string&
     w << "  }\n";
   }
   w << "}\n\n}  // namespace tc\n";
-  return w.str();
-}
-
-std::string gen_registration_backend_library(const Model& m, const std::string& key) {
-  Writer w;
-  const std::string lkey = lower(key);
-  w << "// Generated by tc_codegen from schema/ops.yaml. Do not edit.\n"
-    << "// The " << key << " kernels, registered by the " << key << " backend library when it is loaded.\n"
-    << "#include \"dispatch/dispatcher.h\"\n#include \"structured/families.h\"\n"
-    << "#include \"tensorc_gen/native_functions.h\"\n\n"
-    << "namespace tc {\nnamespace native {\n\n";
-  auto has_key = [&](const OpInfo& op) {
-    for (const auto& kv : kernels_of(op))
-      if (kv.first == key) return true;
-    return false;
-  };
-  for (const OpInfo& op : m.ops) {
-    if (!op.nf->structured) continue;
-    const FunctionSchema& s = op.nf->func;
-    for (const auto& [backend, loop] : op.nf->structured->loops)
-      if (backend == key)
-        w << cpp_return_type(s) << " " << structured_kernel_name(op, backend) << "(" << kernel_params(s) << ") {\n"
-          << structured_body(op, loop) << "}\n";
-  }
-  w << "\n}  // namespace native\n\nnamespace {\n\n";
-  for (const OpInfo& op : m.ops)
-    if (has_key(op)) emit_boxed(w, op, false);
-  w << "}  // namespace\n\n"
-    << "// Every op with a " << key << " kernel; throws if libtensorc lacks one of the ops\n"
-    << "// (a backend library from another build).\n"
-    << "void register_" << lkey << "_kernels(Dispatcher& d) {\n";
-  for (const OpInfo& op : m.ops) {
-    if (!has_key(op)) continue;
-    w << "  {\n    OperatorEntry& op = d.find_or_throw(\"" << op.qualified << "\");\n";
-    for (const auto& kv : kernels_of(op))
-      if (kv.first == key) emit_register_kernel(w, op, kv.first, kv.second);
-    w << "  }\n";
-  }
-  w << "  (void)d;\n}\n\n}  // namespace tc\n";
   return w.str();
 }
 

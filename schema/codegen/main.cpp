@@ -105,7 +105,6 @@ int main(int argc, char** argv) {
        write_if_changed(out / "tensorc_gen/tensor_methods.h", gen_tensor_methods_header(model)) &&
        write_if_changed(out / "tensorc_gen/native_functions.h", gen_native_header(model)) &&
        write_if_changed(out / "register_ops.cpp", gen_registration(shards)) &&
-       write_if_changed(out / "register_cuda.cpp", gen_registration_backend_library(model, "CUDA")) &&
        write_if_changed(out / "tensorc_gen/autograd.h", gen_autograd_header(model, derivatives)) &&
        write_if_changed(out / "ops.json", gen_listing(model)) &&
        write_if_changed(out / "include/tensorc_ops.hpp", gen_cpp_binding(model)) &&

@@ -42,11 +42,15 @@ DeviceHooks* try_device_hooks(DeviceType t, std::string* why = nullptr);
 // Installs (or, with nullptr, removes) the hooks of `t`.
 void set_device_hooks(DeviceType t, DeviceHooks* hooks);
 
-// Loads the backend library of `t` once (CUDA: libtensorc_cuda.so beside
-// libtensorc.so, or $TC_CUDA_LIBRARY). True when the backend is usable; the
-// reason otherwise, kept for every later call, in *why. Device types without a
-// library of their own are usable once their hooks are set.
+// Makes the backend of `t` usable once, through its loader (CUDA's opens
+// libtensorc_cuda.so). True when usable; the reason otherwise, kept for every
+// later call, in *why. Device types without a loader are usable once their
+// hooks are set.
 bool load_backend(DeviceType t, std::string* why = nullptr);
+// Sets the loader of `t`: called once, on first use; true when the backend is
+// usable (and its hooks and allocator installed), else false with *why.
+using BackendLoader = bool (*)(std::string* why);
+void set_backend_loader(DeviceType t, BackendLoader loader);
 
 // A device index resolved against the backend: -1 becomes the current device;
 // out of range is Error(Device) naming `what` and the device count.

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "core/tensor.h"
 
-#include "core/device_hooks.h"
-
 #include <cmath>
 #include <limits>
 
+#include "core/device_hooks.h"
 #include "core/sanitize.h"
 #include "core/shape.h"
 
@@ -39,6 +38,12 @@ Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
            " exceed the addressable size");
   auto storage = StorageImpl::create(size_t(n) * es, get_allocator(device.type));
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, TensorImpl::Contiguous{n}));
+}
+
+Tensor factory_empty(const char* op, IntArrayRef sizes, ScalarType dtype, Device device) {
+  TC_CHECK_TYPE(is_valid_dtype(int(dtype)), op, ": argument 'dtype' expected a supported dtype, got ", dtype);
+  checked_numel(sizes, op);
+  return empty_tensor(sizes, dtype, device);
 }
 
 Tensor empty_strided_tensor(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device) {

@@ -75,6 +75,8 @@ using OptionalTensor = std::optional<Tensor>;
 // Uninitialised contiguous tensor. Checks sizes (negative, overflow).
 Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device = Device(DeviceType::CPU));
 Tensor empty_strided_tensor(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device);
+// empty_tensor for a factory op of any backend: dtype and size errors name `op`.
+Tensor factory_empty(const char* op, IntArrayRef sizes, ScalarType dtype, Device device);
 // A view sharing base's storage and version counter.
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
 // A tensor over memory the caller owns; `deleter(ctx, data)` runs when the

@@ -27,13 +27,6 @@ Device cpu_device(const char* op, std::optional<Device> device) {
   return Device(DeviceType::CPU);
 }
 
-// Allocation through core, with size and dtype errors naming the calling op.
-Tensor new_tensor(const char* op, IntArrayRef size, ScalarType dt, Device dev) {
-  TC_CHECK_TYPE(is_valid_dtype(int(dt)), op, ": argument 'dtype' expected a supported dtype, got ", dt);
-  checked_numel(size, op);
-  return empty_tensor(size, dt, dev);
-}
-
 // Writes n copies of v into contiguous memory at p.
 void fill_contiguous(void* p, int64_t n, ScalarType dt, const Scalar& v) {
   TC_DISPATCH_ALL_TYPES_AND_BOOL(dt, "fill", [&] {
@@ -93,7 +86,7 @@ Tensor fill_new(Tensor t, const Scalar& v) {
 }  // namespace
 
 Tensor empty_cpu(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return new_tensor("empty", size, dtype.value_or(kDefaultFloat), cpu_device("empty", device));
+  return factory_empty("empty", size, dtype.value_or(kDefaultFloat), cpu_device("empty", device));
 }
 
 Tensor empty_strided_cpu(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
@@ -105,13 +98,13 @@ Tensor empty_strided_cpu(IntArrayRef size, IntArrayRef stride, std::optional<Sca
 }
 
 Tensor zeros_cpu(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  Tensor t = new_tensor("zeros", size, dtype.value_or(kDefaultFloat), cpu_device("zeros", device));
+  Tensor t = factory_empty("zeros", size, dtype.value_or(kDefaultFloat), cpu_device("zeros", device));
   zero_contiguous(t.data_ptr(), t.numel(), t.element_size());
   return t;
 }
 
 Tensor ones_cpu(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  Tensor t = new_tensor("ones", size, dtype.value_or(kDefaultFloat), cpu_device("ones", device));
+  Tensor t = factory_empty("ones", size, dtype.value_or(kDefaultFloat), cpu_device("ones", device));
   return fill_new(std::move(t), Scalar(int64_t(1)));
 }
 
@@ -121,7 +114,7 @@ Tensor full_cpu(IntArrayRef size, const Scalar& fill_value, std::optional<Scalar
   Device dev = cpu_device("full", device);
   ScalarType dt = dtype.value_or(fill_value.is_floating_point() ? kDefaultFloat : fill_value.default_dtype());
   check_scalar_fits("full", "fill_value", fill_value, dt);
-  return fill_new(new_tensor("full", size, dt, dev), fill_value);
+  return fill_new(factory_empty("full", size, dt, dev), fill_value);
 }
 
 Tensor scalar_tensor_cpu(const Scalar& s, std::optional<ScalarType> dtype, std::optional<Device> device) {

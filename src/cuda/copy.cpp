@@ -8,7 +8,7 @@
 #include "core/device_hooks.h"
 #include "core/overlap.h"
 #include "core/tensor.h"
-#include "cuda/elementwise.h"
+#include "cuda/driver_api.h"
 #include "cuda/runtime.h"
 #include "tensorc_gen/native_functions.h"
 #include "tensorc_gen/ops.h"
@@ -81,9 +81,12 @@ Tensor empty_on(IntArrayRef sizes, ScalarType dtype, Device device) {
 void copy_on_device(Tensor& dst, const Tensor& src) {
   const Geometry g = geometry(dst, &src, "copy_");
   const int dev = dst.device().index;
+  const cuda::DriverApi& drv = cuda::driver("copy_");
   cuda::DeviceGuard guard(dev);
-  cuda::launch_copy(static_cast<char*>(dst.data_ptr()), int(dst.dtype()), static_cast<const char*>(src.data_ptr()),
-                    int(src.dtype()), g, cuda::current_stream(dev));
+  cuda::check(
+      drv.launch_copy(static_cast<char*>(dst.data_ptr()), int(dst.dtype()), static_cast<const char*>(src.data_ptr()),
+                      int(src.dtype()), &g, cuda::current_stream(dev)),
+      "copy_", "the copy kernel's launch");
 }
 
 // src as a dense tensor of its dtype on its own device (itself when dense).
@@ -157,8 +160,11 @@ Tensor& fill_inplace_cuda(Tensor& self, const Scalar& value) {
   uint64_t bits = 0;
   std::memcpy(&bits, buf, self.element_size());
   const int dev = self.device().index;
+  const cuda::DriverApi& drv = cuda::driver("fill_");
   cuda::DeviceGuard guard(dev);
-  cuda::launch_fill(static_cast<char*>(self.data_ptr()), int(self.element_size()), bits, g, cuda::current_stream(dev));
+  cuda::check(drv.launch_fill(static_cast<char*>(self.data_ptr()), int(self.element_size()), bits, &g,
+                              cuda::current_stream(dev)),
+              "fill_", "the fill kernel's launch");
   self.bump_version();
   return self;
 }

@@ -3,7 +3,6 @@
 // requested device, then fill_ (CUDA) for the constant ones.
 #include <optional>
 
-#include "core/shape.h"
 #include "core/tensor.h"
 #include "cuda/runtime.h"
 #include "tensorc_gen/native_functions.h"
@@ -21,10 +20,8 @@ Device cuda_device(const char* op, std::optional<Device> device) {
 }
 
 Tensor new_tensor(const char* op, IntArrayRef size, ScalarType dt, Device dev) {
-  TC_CHECK_TYPE(is_valid_dtype(int(dt)), op, ": argument 'dtype' expected a supported dtype, got ", dt);
-  checked_numel(size, op);
-  cuda::DeviceGuard g(dev.index);
-  return empty_tensor(size, dt, dev);
+  cuda::DeviceGuard g(dev.index);  // the allocator takes the current device
+  return factory_empty(op, size, dt, dev);
 }
 
 Tensor filled(Tensor t, const Scalar& v) {

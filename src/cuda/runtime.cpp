@@ -1,116 +1,141 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The CUDA backend's entry point and runtime: tc_backend_init checks the
-// driver and the devices, then installs the caching allocator, the device
-// hooks and the kernels. Device and stream state lives in the CUDA runtime
-// (the current device is per thread there already).
+// The CUDA backend's loader and runtime. libtensorc never links the CUDA
+// runtime: the first CUDA use (a CUDA kernel, a CUDA allocation, the device
+// hooks, tc_device_check) dlopens libtensorc_cuda.so beside libtensorc.so (or
+// $TC_CUDA_LIBRARY) and asks it for its driver table, which checks the
+// driver and the devices. Then the caching allocator, the device hooks and
+// the print host copy are installed here. Whatever fails is remembered by
+// load_backend and reported by every later CUDA call.
 #include "cuda/runtime.h"
 
-#include <cstdio>
-#include <cstring>
+#include <dlfcn.h>
+
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/allocator.h"
 #include "core/device_hooks.h"
-#include "cuda/cuda_check.h"
+#include "core/error.h"
 #include "core/tensor.h"
-#include "dispatch/dispatcher.h"
 #include "tensorc_gen/ops.h"
 
-namespace tc {
-void register_cuda_kernels(Dispatcher& d);  // generated (register_cuda.cpp)
-}
-
 namespace tc::cuda {
-
-[[noreturn]] void throw_cuda_error(cudaError_t err, const char* what, const char* call) {
-  cudaGetLastError();  // clear a sticky launch error so the next call starts clean
-  TC_FAIL(Runtime, what, ": ", call, " failed: ", cudaGetErrorName(err), " (", cudaGetErrorString(err), ")");
-}
-
 namespace {
 
-// One device's memory for the caching allocator, over cudaMalloc and events.
-class CudaDeviceMemory final : public DeviceMemoryApi {
+const DriverApi* g_driver = nullptr;  // set once, under load_backend's once-flag
+
+// The directory this library was loaded from ("" when unknown).
+std::string own_directory() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&own_directory), &info) == 0 || info.dli_fname == nullptr) return "";
+  const std::string path = info.dli_fname;
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash + 1);
+}
+
+bool open_driver(std::string* why) {
+  const char* env = std::getenv("TC_CUDA_LIBRARY");
+  const std::string path = env && *env ? std::string(env) : own_directory() + "libtensorc_cuda.so";
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr && !(env && *env)) handle = dlopen("libtensorc_cuda.so", RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* err = dlerror();
+    *why = str("the CUDA backend library could not be loaded (", err ? err : path,
+               "); tensorc was built without CUDA or libtensorc_cuda.so is not installed beside libtensorc.so");
+    return false;
+  }
+  auto open = reinterpret_cast<tc_cuda_driver_open_fn>(dlsym(handle, "tc_cuda_driver_open"));
+  if (open == nullptr) {
+    *why = str(path, " has no tc_cuda_driver_open: not tensorc's CUDA driver library");
+    dlclose(handle);
+    return false;
+  }
+  char reason[512] = {0};
+  const DriverApi* api = nullptr;
+  if (open(TC_PROJECT_VERSION, &api, reason, sizeof reason) != 0 || api == nullptr) {
+    *why = reason[0] ? reason : "the CUDA driver library failed to start";
+    dlclose(handle);
+    return false;
+  }
+  g_driver = api;  // the library stays loaded for the process's life
+  return true;
+}
+
+// One device's memory for the caching allocator.
+class DeviceMemory final : public DeviceMemoryApi {
  public:
-  explicit CudaDeviceMemory(int device) : device_(device) {}
+  explicit DeviceMemory(int device) : device_(device) {}
   bool malloc(void** ptr, size_t nbytes) override {
     DeviceGuard g(device_);
-    const cudaError_t e = cudaMalloc(ptr, nbytes);
-    if (e == cudaErrorMemoryAllocation) {
-      cudaGetLastError();
-      return false;
-    }
-    TC_CUDA_CHECK(e, "CUDA caching allocator");
+    const int e = g_driver->malloc(ptr, nbytes);
+    if (e == kErrorMemoryAllocation) return false;
+    check(e, "CUDA caching allocator", "cudaMalloc");
     return true;
   }
   void free(void* ptr) override {
     DeviceGuard g(device_);
-    TC_CUDA_CHECK(cudaFree(ptr), "CUDA caching allocator");
+    check(g_driver->free(ptr), "CUDA caching allocator", "cudaFree");
   }
   void mem_info(size_t* free_bytes, size_t* total_bytes) override {
     DeviceGuard g(device_);
-    TC_CUDA_CHECK(cudaMemGetInfo(free_bytes, total_bytes), "CUDA caching allocator");
+    check(g_driver->mem_info(free_bytes, total_bytes), "CUDA caching allocator", "cudaMemGetInfo");
   }
   EventHandle record_event(StreamHandle stream) override {
     DeviceGuard g(device_);
-    cudaEvent_t ev = nullptr;
-    TC_CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "CUDA caching allocator");
-    TC_CUDA_CHECK(cudaEventRecord(ev, reinterpret_cast<cudaStream_t>(stream)), "CUDA caching allocator");
-    return reinterpret_cast<EventHandle>(ev);
+    Event ev = 0;
+    check(g_driver->event_record(&ev, stream), "CUDA caching allocator", "cudaEventRecord");
+    return ev;
   }
   bool event_done(EventHandle event) override {
-    const cudaError_t e = cudaEventQuery(reinterpret_cast<cudaEvent_t>(event));
-    if (e == cudaErrorNotReady) {
-      cudaGetLastError();
-      return false;
-    }
-    TC_CUDA_CHECK(e, "CUDA caching allocator");
+    const int e = g_driver->event_query(event);
+    if (e == kErrorNotReady) return false;
+    check(e, "CUDA caching allocator", "cudaEventQuery");
     return true;
   }
-  void destroy_event(EventHandle event) override { cudaEventDestroy(reinterpret_cast<cudaEvent_t>(event)); }
+  void destroy_event(EventHandle event) override { g_driver->event_destroy(event); }
   void synchronize() override {
     DeviceGuard g(device_);
-    TC_CUDA_CHECK(cudaDeviceSynchronize(), "CUDA caching allocator");
+    check(g_driver->device_synchronize(), "CUDA caching allocator", "cudaDeviceSynchronize");
   }
 
  private:
   int device_;
 };
 
-class CudaHooks final : public DeviceHooks {
+class Hooks final : public DeviceHooks {
  public:
   int device_count() const override { return cuda::device_count(); }
   int current_device() const override { return cuda::current_device(); }
   void set_current_device(int index) override {
-    TC_CUDA_CHECK(cudaSetDevice(resolve_device(index, "set_device")), "set_device");
+    check(g_driver->set_device(resolve_device(index, "set_device")), "set_device", "cudaSetDevice");
   }
   void synchronize(int index) override {
     DeviceGuard g(resolve_device(index, "synchronize"));
-    TC_CUDA_CHECK(cudaDeviceSynchronize(), "synchronize");
+    check(g_driver->device_synchronize(), "synchronize", "cudaDeviceSynchronize");
   }
   void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device, size_t n,
                   bool non_blocking) override {
     if (n == 0) return;
     // The copy runs on the stream of the CUDA side (the destination's when both are).
-    const int dev =
-        dst_device.is_cuda() ? resolve_device(dst_device.index, "copy_") : resolve_device(src_device.index, "copy_");
+    const int dev = resolve_device(dst_device.is_cuda() ? dst_device.index : src_device.index, "copy_");
     DeviceGuard g(dev);
-    cudaStream_t s = current_stream(dev);
+    const Stream s = current_stream(dev);
     if (dst_device.is_cuda() && src_device.is_cuda() && dst_device.index != src_device.index)
-      TC_CUDA_CHECK(cudaMemcpyPeerAsync(dst, dst_device.index, src, src_device.index, n, s), "copy_");
+      check(g_driver->memcpy_peer_async(dst, dst_device.index, src, src_device.index, n, s), "copy_",
+            "cudaMemcpyPeerAsync");
     else
-      TC_CUDA_CHECK(cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, s), "copy_");
-    if (!non_blocking) TC_CUDA_CHECK(cudaStreamSynchronize(s), "copy_");
+      check(g_driver->memcpy_async(dst, src, n, s), "copy_", "cudaMemcpyAsync");
+    if (!non_blocking) check(g_driver->stream_synchronize(s), "copy_", "cudaStreamSynchronize");
   }
 };
 
 struct Runtime {
   int devices = 0;
-  std::vector<std::unique_ptr<CudaDeviceMemory>> memory;
+  std::vector<std::unique_ptr<DeviceMemory>> memory;
   std::unique_ptr<CachingDeviceAllocator> allocator;
-  CudaHooks hooks;
+  Hooks hooks;
 };
 
 Runtime& runtime() {
@@ -119,90 +144,75 @@ Runtime& runtime() {
 }
 
 int current_device_fn() { return current_device(); }
-StreamHandle current_stream_fn(int device) { return reinterpret_cast<StreamHandle>(current_stream(device)); }
+StreamHandle current_stream_fn(int device) { return current_stream(device); }
 
-// Why CUDA is unusable, from cudaGetDeviceCount's error.
-std::string driver_problem(cudaError_t err) {
-  if (err == cudaErrorInsufficientDriver) {
-    int driver = 0;
-    cudaDriverGetVersion(&driver);
-    if (driver == 0) return "no NVIDIA driver was found (libcuda.so.1 is not installed or could not be loaded)";
-    return "the NVIDIA driver supports CUDA " + std::to_string(driver / 1000) + "." +
-           std::to_string(driver % 1000 / 10) + " but this build of tensorc needs CUDA " +
-           std::to_string(CUDART_VERSION / 1000) + "." + std::to_string(CUDART_VERSION % 1000 / 10) +
-           " (update the driver)";
-  }
-  if (err == cudaErrorNoDevice) return "the NVIDIA driver found no CUDA device";
-  return std::string("the CUDA runtime could not start: ") + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) +
-         ")";
-}
-
-}  // namespace
-
-int device_count() { return runtime().devices; }
-
-int current_device() {
-  int d = 0;
-  TC_CUDA_CHECK(cudaGetDevice(&d), "current_device");
-  return d;
-}
-
-int resolve_device(int index, const char* what) {
-  if (index < 0) return current_device();
-  const int n = device_count();
-  TC_CHECK(index < n, Device, what, ": device cuda:", index, " is out of range (",
-           n == 1 ? std::string("there is 1 CUDA device") : "there are " + std::to_string(n) + " CUDA devices", ")");
-  return index;
-}
-
-cudaStream_t current_stream(int) { return nullptr; }
-
-CachingDeviceAllocator& caching_allocator() { return *runtime().allocator; }
-
-DeviceGuard::DeviceGuard(int index) : previous_(current_device()) {
-  if (index != previous_) TC_CUDA_CHECK(cudaSetDevice(index), "device guard");
-}
-DeviceGuard::~DeviceGuard() {
-  int now = -1;
-  if (cudaGetDevice(&now) == cudaSuccess && now != previous_) cudaSetDevice(previous_);
-}
-
-}  // namespace tc::cuda
-
-// Called once by libtensorc's loader. 0: usable and registered; otherwise the
-// reason in `why` and nothing registered.
-extern "C" __attribute__((visibility("default"))) int tc_backend_init(const char* version, char* why, size_t why_cap) {
-  using namespace tc::cuda;
-  auto fail = [&](const std::string& msg) {
-    std::snprintf(why, why_cap, "%s", msg.c_str());
-    return 1;
-  };
-  if (std::strcmp(version, TC_PROJECT_VERSION) != 0)
-    return fail(std::string("libtensorc_cuda.so is version ") + TC_PROJECT_VERSION + " but libtensorc.so is " +
-                version + ": install both from one build");
-  int n = 0;
-  const cudaError_t err = cudaGetDeviceCount(&n);
-  if (err != cudaSuccess) return fail(driver_problem(err));
-  if (n == 0) return fail("the NVIDIA driver found no CUDA device");
+// The loader load_backend(CUDA) runs once.
+bool load(std::string* why) {
+  if (!open_driver(why)) return false;
   try {
     Runtime& r = runtime();
-    r.devices = n;
+    check(g_driver->device_count(&r.devices), "CUDA backend", "cudaGetDeviceCount");
     std::vector<DeviceMemoryApi*> apis;
-    for (int i = 0; i < n; ++i) {
-      r.memory.push_back(std::make_unique<CudaDeviceMemory>(i));
+    for (int i = 0; i < r.devices; ++i) {
+      r.memory.push_back(std::make_unique<DeviceMemory>(i));
       apis.push_back(r.memory.back().get());
     }
     r.allocator = std::make_unique<CachingDeviceAllocator>(apis);
     r.allocator->set_current_device_fn(&current_device_fn);
     r.allocator->set_current_stream_fn(&current_stream_fn);
-    tc::set_allocator(tc::DeviceType::CUDA, r.allocator.get());
-    tc::set_device_hooks(tc::DeviceType::CUDA, &r.hooks);
-    tc::set_print_host_copy(tc::DeviceType::CUDA, [](const tc::Tensor& t) {
-      return tc::_to_copy(t, std::nullopt, tc::Device(tc::DeviceType::CPU), false);
-    });
-    tc::register_cuda_kernels(tc::Dispatcher::singleton());
+    set_allocator(DeviceType::CUDA, r.allocator.get());
+    set_device_hooks(DeviceType::CUDA, &r.hooks);
+    set_print_host_copy(DeviceType::CUDA,
+                        [](const Tensor& t) { return tc::_to_copy(t, std::nullopt, Device(DeviceType::CPU), false); });
   } catch (const std::exception& e) {
-    return fail(std::string("the CUDA backend failed to initialise: ") + e.what());
+    *why = str("the CUDA backend failed to initialise: ", e.what());
+    return false;
   }
-  return 0;
+  return true;
 }
+
+[[maybe_unused]] const bool kLoaderSet = (set_backend_loader(DeviceType::CUDA, &load), true);
+
+}  // namespace
+
+const DriverApi& driver(const char* what) {
+  std::string why;
+  if (!load_backend(DeviceType::CUDA, &why)) TC_FAIL(Device, what, ": cuda is not available: ", why);
+  return *g_driver;
+}
+
+void check(int err, const char* what, const char* call) {
+  if (err != 0) TC_FAIL(Runtime, what, ": ", call, " failed: ", g_driver->error_string(err));
+}
+
+int device_count() {
+  driver("device_count");
+  return runtime().devices;
+}
+
+int current_device() {
+  int d = 0;
+  check(driver("current_device").get_device(&d), "current_device", "cudaGetDevice");
+  return d;
+}
+
+int resolve_device(int index, const char* what) {
+  driver(what);
+  if (index < 0) return current_device();
+  const int n = device_count();
+  TC_CHECK(index < n, Device, what, ": device cuda:", index, " is out of range (",
+           n == 1 ? std::string("there is 1 CUDA device") : str("there are ", n, " CUDA devices"), ")");
+  return index;
+}
+
+Stream current_stream(int) { return 0; }
+
+DeviceGuard::DeviceGuard(int index) : previous_(current_device()) {
+  if (index != previous_) check(g_driver->set_device(index), "device guard", "cudaSetDevice");
+}
+DeviceGuard::~DeviceGuard() {
+  int now = -1;
+  if (g_driver->get_device(&now) == 0 && now != previous_) g_driver->set_device(previous_);
+}
+
+}  // namespace tc::cuda

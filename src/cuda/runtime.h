@@ -1,25 +1,28 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The CUDA backend's runtime state: the devices, each thread's current device
-// and stream, the caching allocator. Set up by tc_backend_init once the
-// driver and at least one device answer.
+// The CUDA backend's runtime inside libtensorc: the driver table of
+// libtensorc_cuda.so (loaded on first use), the devices, each thread's
+// current device and stream, and the caching allocator over the driver.
 #pragma once
-#include <cuda_runtime_api.h>
-
 #include "core/device.h"
 #include "cuda/caching_allocator.h"
+#include "cuda/driver_api.h"
 
 namespace tc::cuda {
 
+// The driver table; loads libtensorc_cuda.so on first use and throws
+// Error(Device) "<what>: cuda is not available: <why>" when it cannot.
+const DriverApi& driver(const char* what);
+// Throws Error(Runtime) "<what>: <call> failed: <name> (<text>)" unless err is 0.
+void check(int err, const char* what, const char* call);
+
 int device_count();
-// The calling thread's current device (cudaGetDevice).
 int current_device();
 // `index` with -1 resolved to the current device; Error(Device) naming `what`
 // when out of range.
 int resolve_device(int index, const char* what);
 // The stream kernels of the calling thread run on for `device` (the legacy
 // default stream until streams are exposed).
-cudaStream_t current_stream(int device);
-CachingDeviceAllocator& caching_allocator();
+Stream current_stream(int device);
 
 // Makes `index` current for a scope and restores the previous device.
 class DeviceGuard {

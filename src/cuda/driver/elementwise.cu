@@ -6,8 +6,10 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include "cuda/cuda_check.h"
-#include "cuda/elementwise.h"
+#include <cuda_runtime_api.h>
+
+#include "cuda/driver_api.h"
+#include "cuda/driver/elementwise.h"
 
 namespace tc::cuda {
 namespace {
@@ -139,32 +141,34 @@ void copy_as(char* dst, const char* src, int src_dtype, const Geometry& g, cudaS
 
 }  // namespace
 
-void launch_fill(char* data, int elem_size, uint64_t bits, const Geometry& g, cudaStream_t stream) {
-  if (g.numel == 0) return;
+int launch_fill(char* data, int elem_size, uint64_t bits, const Geometry* g, Stream stream) {
+  if (g->numel == 0) return 0;
+  const cudaStream_t s = reinterpret_cast<cudaStream_t>(stream);
   switch (elem_size) {
-    case 1: fill_as<uint8_t>(data, bits, g, stream); break;
-    case 2: fill_as<uint16_t>(data, bits, g, stream); break;
-    case 4: fill_as<uint32_t>(data, bits, g, stream); break;
-    default: fill_as<unsigned long long>(data, bits, g, stream); break;
+    case 1: fill_as<uint8_t>(data, bits, *g, s); break;
+    case 2: fill_as<uint16_t>(data, bits, *g, s); break;
+    case 4: fill_as<uint32_t>(data, bits, *g, s); break;
+    default: fill_as<unsigned long long>(data, bits, *g, s); break;
   }
-  TC_CUDA_CHECK_LAUNCH("fill_ (CUDA)");
+  return int(cudaGetLastError());
 }
 
-void launch_copy(char* dst, int dst_dtype, const char* src, int src_dtype, const Geometry& g, cudaStream_t stream) {
-  if (g.numel == 0) return;
+int launch_copy(char* dst, int dst_dtype, const char* src, int src_dtype, const Geometry* g, Stream stream) {
+  if (g->numel == 0) return 0;
+  const cudaStream_t s = reinterpret_cast<cudaStream_t>(stream);
   switch (dst_dtype) {
-    case kBool: copy_as<bool>(dst, src, src_dtype, g, stream); break;
-    case kUInt8: copy_as<uint8_t>(dst, src, src_dtype, g, stream); break;
-    case kInt8: copy_as<int8_t>(dst, src, src_dtype, g, stream); break;
-    case kInt16: copy_as<int16_t>(dst, src, src_dtype, g, stream); break;
-    case kInt32: copy_as<int32_t>(dst, src, src_dtype, g, stream); break;
-    case kInt64: copy_as<long long>(dst, src, src_dtype, g, stream); break;
-    case kFloat16: copy_as<__half>(dst, src, src_dtype, g, stream); break;
-    case kBFloat16: copy_as<__nv_bfloat16>(dst, src, src_dtype, g, stream); break;
-    case kFloat32: copy_as<float>(dst, src, src_dtype, g, stream); break;
-    default: copy_as<double>(dst, src, src_dtype, g, stream); break;
+    case kBool: copy_as<bool>(dst, src, src_dtype, *g, s); break;
+    case kUInt8: copy_as<uint8_t>(dst, src, src_dtype, *g, s); break;
+    case kInt8: copy_as<int8_t>(dst, src, src_dtype, *g, s); break;
+    case kInt16: copy_as<int16_t>(dst, src, src_dtype, *g, s); break;
+    case kInt32: copy_as<int32_t>(dst, src, src_dtype, *g, s); break;
+    case kInt64: copy_as<long long>(dst, src, src_dtype, *g, s); break;
+    case kFloat16: copy_as<__half>(dst, src, src_dtype, *g, s); break;
+    case kBFloat16: copy_as<__nv_bfloat16>(dst, src, src_dtype, *g, s); break;
+    case kFloat32: copy_as<float>(dst, src, src_dtype, *g, s); break;
+    default: copy_as<double>(dst, src, src_dtype, *g, s); break;
   }
-  TC_CUDA_CHECK_LAUNCH("copy_ (CUDA)");
+  return int(cudaGetLastError());
 }
 
 }  // namespace tc::cuda

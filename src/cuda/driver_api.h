@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The contract between libtensorc's CUDA backend (src/cuda/*.cpp, compiled
+// into libtensorc, no CUDA headers) and libtensorc_cuda.so
+// (src/cuda/driver/, the only code linked to the CUDA runtime): a table of
+// plain functions that libtensorc loads on the first CUDA use. Every entry
+// returns a cudaError_t value (0: success) that error_string() names, never
+// throws, and runs on the calling thread's current device. Plain types only,
+// so libtensorc exports nothing to the driver library and the driver library
+// nothing but tc_cuda_driver_open.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace tc::cuda {
+
+constexpr int kMaxDims = 16;
+constexpr int kErrorMemoryAllocation = 2;  // cudaErrorMemoryAllocation
+constexpr int kErrorNotReady = 600;        // cudaErrorNotReady
+
+// Up to two operands walked over one shape (innermost dim last), strides in
+// bytes, size-1 dims dropped and mergeable dims merged.
+struct Geometry {
+  int ndim = 0;
+  int64_t numel = 0;
+  int64_t sizes[kMaxDims] = {};
+  int64_t strides[2][kMaxDims] = {};  // [operand][dim]
+};
+
+using Stream = uintptr_t;  // a cudaStream_t; 0 is the legacy default stream
+using Event = uintptr_t;   // a cudaEvent_t
+
+struct DriverApi {
+  int (*device_count)(int* n);
+  int (*get_device)(int* device);
+  int (*set_device)(int device);
+  int (*malloc)(void** ptr, size_t nbytes);  // kErrorMemoryAllocation when full (error cleared)
+  int (*free)(void* ptr);
+  int (*mem_info)(size_t* free_bytes, size_t* total_bytes);
+  int (*event_record)(Event* event, Stream stream);  // creates and records
+  int (*event_query)(Event event);                   // 0 done, kErrorNotReady pending
+  int (*event_destroy)(Event event);
+  int (*device_synchronize)();
+  int (*stream_synchronize)(Stream stream);
+  int (*memcpy_async)(void* dst, const void* src, size_t n, Stream stream);  // any direction (UVA)
+  int (*memcpy_peer_async)(void* dst, int dst_device, const void* src, int src_device, size_t n, Stream stream);
+  // Every element of operand 0 set to the elem_size-byte pattern `bits`.
+  int (*launch_fill)(char* data, int elem_size, uint64_t bits, const Geometry* g, Stream stream);
+  // dst (operand 0) = src (operand 1) converted between tensorc dtype codes
+  // as C++ casts do, bool as != 0.
+  int (*launch_copy)(char* dst, int dst_dtype, const char* src, int src_dtype, const Geometry* g, Stream stream);
+  // "cudaErrorName (text)" for a code returned above.
+  const char* (*error_string)(int code);
+};
+
+}  // namespace tc::cuda
+
+// Exported by libtensorc_cuda.so: checks that `version` is its own, that a
+// driver and a device answer; on success *api points at its table (static),
+// else returns nonzero with the reason in why.
+using tc_cuda_driver_open_fn = int (*)(const char* version, const tc::cuda::DriverApi** api, char* why, size_t why_cap);
