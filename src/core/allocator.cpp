@@ -8,6 +8,8 @@
 #include <map>
 #include <mutex>
 
+#include <sys/mman.h>
+
 #include "core/error.h"
 
 namespace tc {
@@ -17,6 +19,13 @@ constexpr size_t kAlignment = 64;
 // Blocks at least this big are cached on free: below it malloc is cheap and
 // page faults are not the cost that matters.
 constexpr size_t kCacheMin = size_t(1) << 20;
+// Blocks at least this big are 2 MiB-aligned, rounded up to whole 2 MiB pages
+// and marked for transparent huge pages (where the kernel's setting is
+// "madvise", as on Debian, nothing else gets them): a streaming loop over
+// 4 KiB pages pays a TLB miss every 4 KiB, which costs 10-25% of a
+// memory-bound op's time. At most a third of a block is rounding.
+constexpr size_t kHugePage = size_t(2) << 20;
+constexpr size_t kHugeMin = size_t(4) << 20;
 // Cached bytes beyond this are returned to the system.
 constexpr size_t kCacheLimit = size_t(1) << 30;
 // malloc's alignment is at least alignof(max_align_t): that much less than
@@ -29,6 +38,10 @@ class CpuAllocator final : public Allocator {
     if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, Device(DeviceType::CPU));
     size_t rounded = (nbytes + kAlignment - 1) & ~(kAlignment - 1);
     TC_CHECK(rounded >= nbytes, OutOfMemory, "allocate: ", nbytes, " bytes is too large");
+    if (rounded >= kHugeMin) {
+      rounded = (rounded + kHugePage - 1) & ~(kHugePage - 1);
+      TC_CHECK(rounded >= nbytes, OutOfMemory, "allocate: ", nbytes, " bytes is too large");
+    }
     if (rounded >= kCacheMin) {
       std::lock_guard<std::mutex> g(mu_);
       auto it = cache_.find(rounded);  // exact size only: no fragmentation games
@@ -40,8 +53,10 @@ class CpuAllocator final : public Allocator {
       }
     }
     if (rounded >= kCacheMin) {
-      void* p = std::aligned_alloc(kAlignment, rounded);
+      const bool huge = rounded >= kHugeMin;
+      void* p = std::aligned_alloc(huge ? kHugePage : kAlignment, rounded);
       TC_CHECK(p != nullptr, OutOfMemory, "allocate: out of memory allocating ", nbytes, " bytes on cpu");
+      if (huge) madvise(p, rounded, MADV_HUGEPAGE);  // a hint: failure (no THP) changes nothing
       return DataPtr(p, reinterpret_cast<void*>(rounded), &CpuAllocator::free_cached, Device(DeviceType::CPU));
     }
     // Smaller blocks: plain malloc, over-allocated by enough to align inside
