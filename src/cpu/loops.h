@@ -79,12 +79,12 @@ struct Loop1d<R, std::tuple<A...>, std::index_sequence<I...>> {
   }
 
   // The functor is copied to a local: its captures then cannot alias `out`,
-  // so they stay in registers. `flatten` inlines the functor and everything
-  // it calls that has a visible body (GCC otherwise leaves e.g. a generic
-  // lambda around a polynomial exp as a call per element, which stops
-  // vectorisation). TC_CPU_CLONES builds it for AVX2 and AVX-512 as well.
+  // so they stay in registers. `flatten` (on each ISA's copy below) inlines
+  // the functor and everything it calls that has a visible body (GCC
+  // otherwise leaves e.g. a generic lambda around a polynomial exp as a call
+  // per element, which stops vectorisation).
   template <int S, class F>
-  TC_CPU_CLONES __attribute__((flatten)) static void dense(char** data, int64_t n, const F& fn) {
+  static inline __attribute__((always_inline)) void dense_body(char** data, int64_t n, const F& fn) {
     F f = fn;
     R* out = reinterpret_cast<R*>(data[0]);
     const std::tuple<const A*...> in(reinterpret_cast<const A*>(data[I + 1])...);
@@ -97,6 +97,33 @@ struct Loop1d<R, std::tuple<A...>, std::index_sequence<I...>> {
     }
   }
 
+  template <int S, class F>
+  __attribute__((flatten)) static void dense_baseline(char** data, int64_t n, const F& fn) {
+    dense_body<S>(data, n, fn);
+  }
+#if TC_HAVE_ISA_VARIANTS
+  template <int S, class F>
+  TC_TARGET_AVX2 __attribute__((flatten)) static void dense_avx2(char** data, int64_t n, const F& fn) {
+    dense_body<S>(data, n, fn);
+  }
+  template <int S, class F>
+  TC_TARGET_AVX512 __attribute__((flatten)) static void dense_avx512(char** data, int64_t n, const F& fn) {
+    dense_body<S>(data, n, fn);
+  }
+#endif
+
+  template <int S, class F>
+  static void dense(Isa which, char** data, int64_t n, const F& f) {
+#if TC_HAVE_ISA_VARIANTS
+    switch (which) {
+      case Isa::Avx512: return dense_avx512<S>(data, n, f);
+      case Isa::Avx2: return dense_avx2<S>(data, n, f);
+      case Isa::Baseline: break;
+    }
+#endif
+    dense_baseline<S>(data, n, f);
+  }
+
   template <class F>
   __attribute__((flatten)) static void strided(char** data, const int64_t* s, int64_t n, const F& fn) {
     F f = fn;
@@ -106,11 +133,11 @@ struct Loop1d<R, std::tuple<A...>, std::index_sequence<I...>> {
   }
 
   template <class F>
-  static void run(char** data, const int64_t* s, int64_t n, const F& f) {
+  static void run(Isa which, char** data, const int64_t* s, int64_t n, const F& f) {
     if (s[0] == int64_t(sizeof(R))) {
-      if (matches<-1>(s)) return dense<-1>(data, n, f);
+      if (matches<-1>(s)) return dense<-1>(which, data, n, f);
       if constexpr (sizeof...(A) > 0) {
-        const bool done = ((matches<int(I)>(s) ? (dense<int(I)>(data, n, f), true) : false) || ...);
+        const bool done = ((matches<int(I)>(s) ? (dense<int(I)>(which, data, n, f), true) : false) || ...);
         if (done) return;
       }
     }
@@ -120,12 +147,16 @@ struct Loop1d<R, std::tuple<A...>, std::index_sequence<I...>> {
 
 }  // namespace detail
 
-// out = f(inputs...) elementwise over a built iterator with one output.
+// out = f(inputs...) elementwise over a built iterator with one output. A
+// grain below kGrainSize marks an expensive f (kTranscendentalGrain): its loop
+// is compute-bound and gets the widest vectors; cheap ones are memory-bound
+// and get the vectors that stream fastest (cpu/isa.h).
 template <class F>
 void cpu_kernel(TensorIter& iter, F f, int64_t grain = kGrainSize) {
   using traits = fn_traits<F>;
   using L = detail::Loop1d<typename traits::result, typename traits::args, std::make_index_sequence<traits::arity>>;
-  iter.for_each([&f](char** data, const int64_t* s, int64_t n) { L::run(data, s, n, f); }, grain);
+  const Isa which = grain < kGrainSize ? isa() : streaming_isa();
+  iter.for_each([&f, which](char** data, const int64_t* s, int64_t n) { L::run(which, data, s, n, f); }, grain);
 }
 
 // Expensive per-element functions (exp, sin, pow) split across threads sooner.

@@ -88,12 +88,12 @@ TC_TARGET_AVX512 T block_sum_avx512(const T* p, int64_t n) {
 #endif
 }  // namespace detail
 
-// Sum of up to a few thousand contiguous elements, with the widest vectors
-// the CPU has (one load streams more bytes per cycle on recent cores).
+// Sum of up to a few thousand contiguous elements, with the vectors that
+// stream fastest on this CPU (cpu::streaming_isa()).
 template <class T>
 T block_sum(const T* p, int64_t n) {
 #if TC_HAVE_ISA_VARIANTS
-  switch (isa()) {
+  switch (streaming_isa()) {
     case Isa::Avx512: return detail::block_sum_avx512(p, n);
     case Isa::Avx2: return detail::block_sum_avx2(p, n);
     case Isa::Baseline: break;
