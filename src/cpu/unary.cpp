@@ -299,13 +299,15 @@ Tensor round_decimals_cpu(const Tensor& self, int64_t decimals) {
 
 // ---- floating result ----
 
-// gelu is defined for floating tensors only (no integer promotion).
-Tensor gelu_cpu(const Tensor& self, std::string_view approximate) {
+// gelu is defined for floating tensors only (no integer promotion). One
+// kernel for the three variants: out= and in-place write their tensor
+// directly (through a temporary and a copy they cost a fifth more).
+namespace {
+void gelu_into(Tensor& out, const Tensor& self, structured::Write w, const char* op, std::string_view approximate) {
   const bool tanh_approx = approximate == "tanh";
-  TC_CHECK_ARG(tanh_approx || approximate == "none",
-               "gelu: argument 'approximate' must be either 'none' or 'tanh', got '", approximate, "'");
-  Tensor out;
-  structured::run_unary(out, self, structured::Write::Functional, "gelu", kSame, [tanh_approx](TensorIter& it) {
+  TC_CHECK_ARG(tanh_approx || approximate == "none", op,
+               ": argument 'approximate' must be either 'none' or 'tanh', got '", approximate, "'");
+  structured::run_unary(out, self, w, op, kSame, [tanh_approx](TensorIter& it) {
     // float32 and float64 through SLEEF (cpu/vec_math.h): the same functions,
     // evaluated without the cancellation of 1 + erf / 1 + tanh for x < 0.
     const cpu::VecOp vop = tanh_approx ? cpu::VecOp::GeluTanh : cpu::VecOp::GeluErf;
@@ -339,6 +341,20 @@ Tensor gelu_cpu(const Tensor& self, std::string_view approximate) {
       }
     });
   });
+}
+}  // namespace
+
+Tensor gelu_cpu(const Tensor& self, std::string_view approximate) {
+  Tensor out;
+  gelu_into(out, self, structured::Write::Functional, "gelu", approximate);
+  return out;
+}
+Tensor& gelu_inplace_cpu(Tensor& self, std::string_view approximate) {
+  gelu_into(self, self, structured::Write::InPlace, "gelu_", approximate);
+  return self;
+}
+Tensor& gelu_out_cpu(const Tensor& self, std::string_view approximate, Tensor& out) {
+  gelu_into(out, self, structured::Write::Out, "gelu", approximate);
   return out;
 }
 

@@ -265,6 +265,35 @@ TC_TARGET_AVX512 inline __m512 reciprocal(__m512 d) {
 }
 #endif
 
+// exp(x) for gelu's exp(-z^2), inline: a call to SLEEF's exp in the middle
+// of gelu's loop made GCC spill every live vector around it and serialised
+// the iterations (gelu cost three exps). Cody-Waite reduction x = n ln2 + r,
+// |r| <= ln2 / 2, Taylor to degree 7 (truncation 6e-9 relative), times 2^n
+// built from its exponent bits. Below -80 the result is 0 (erfc's term is far below
+// gelu's rounding there); NaN gives garbage that gelu's selects never use.
+template <class V>
+TC_VEC_INLINE V exp_for_gelu(V x) {
+  typedef int32_t VI __attribute__((vector_size(sizeof(V))));
+  const auto tiny = x < -80.0f;
+  x = tiny ? V{} - 80.0f : x;
+  const V shifter = V{} + 12582912.0f;  // 1.5 * 2^23: t's low mantissa bits hold round(x / ln2)
+  const V t = x * 1.44269504088896341f + shifter;
+  const V n = t - shifter;
+  V r = x - n * 0.693145751953125f;  // ln2's high part: n * it is exact
+  r = r - n * 1.42860676533018755e-06f;
+  V p = V{} + 1.0f / 5040.0f;
+  p = p * r + 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const VI biased = (VI)t - (0x4B400000 - 127);  // n + 127, in [11, 127]
+  const V e = p * (V)(biased << 23);             // p * 2^n
+  return tiny ? V{} : e;
+}
+
 // gelu(x) = x * Phi(x), Phi(x) = (1 + erf(x / sqrt 2)) / 2.
 //
 // float64: x * 0.5 * erfc(-x / sqrt 2), without the cancellation of 1 + erf
@@ -300,7 +329,7 @@ TC_VEC_INLINE V gelu_erf_float(V x) {
   q = q * t + 3.7359389662742615e-01f;
   q = q * t + 2.6564621925354004e-01f;
   q = q * t + 1.2184159131720662e-03f;
-  const V erfc_a = Sleef_exp::call(-z2) * q;
+  const V erfc_a = exp_for_gelu(-z2) * q;
   // The correction's x held below 20, where erfc(a) is 0 already, so that
   // gelu(inf) is inf and not inf - inf * 0.
   const V hxc = hx < 10.0f ? hx : V{} + 10.0f;
