@@ -165,7 +165,10 @@ class EntryLoader {
     if (const YAML::Node n = entry["device_guard"]) load_bool("device_guard", n, &fn->device_guard);
     if (const YAML::Node n = entry["device_check"]) load_bool("device_check", n, &fn->device_check);
     if (const YAML::Node n = entry["tags"]) load_tags(n, fn);
-    if (const YAML::Node n = entry["structured"]) load_structured(n, fn);
+    if (const YAML::Node n = entry["structured"]) {
+      const YAML::Node d = entry["dispatch"];
+      load_structured(n, fn, d && d.IsScalar());
+    }
     return errors_->size() == errors_before;
   }
 
@@ -266,7 +269,9 @@ class EntryLoader {
     }
   }
 
-  void load_structured(const YAML::Node& node, NativeFunction* fn) {
+  // dispatch_list: `dispatch:` was a list of backends (`CPU, CUDA`): each
+  // gets the loop <name>_loop_<backend>, not the default kernel name.
+  void load_structured(const YAML::Node& node, NativeFunction* fn, bool dispatch_list) {
     if (!node.IsScalar()) return error("yaml", "`structured:` must name a family");
     const Family* family = find_family(trim(node.Scalar()));
     if (!family) {
@@ -286,7 +291,9 @@ class EntryLoader {
         if (!contains(kBackendKeys, key))
           error("structured-dispatch",
                 "a structured entry's `dispatch:` maps backends to loops; '" + key + "' is not a backend key");
-        info.loops[key] = loop;
+        std::string lower_key = key;
+        for (char& c : lower_key) c = char(std::tolower(static_cast<unsigned char>(c)));
+        info.loops[key] = dispatch_list ? fn->func.name.name + "_loop_" + lower_key : loop;
       }
       fn->dispatch.clear();
     } else {

@@ -37,7 +37,8 @@ inline constexpr Family kFamilies[] = {
 struct StructuredInfo {
   std::string family;
   // Backend key -> the op's loop there, `void <loop>(TensorIter&)` in
-  // tc::native. Default (no `dispatch:`): {CPU: <name>_loop_cpu}.
+  // tc::native. Default (no `dispatch:`): {CPU: <name>_loop_cpu}; a list
+  // (`dispatch: CPU, CUDA`) gives each backend <name>_loop_<backend>.
   std::map<std::string, std::string> loops;
 };
 

@@ -18,35 +18,9 @@ using cpu::opmath_t;
 using cpu::TensorOrNumber;
 using cpu::Write;
 
-// Builds out = op(a, b), lets body check dtypes and run the loop, and bumps
-// the version of a caller-supplied output.
-template <class Body>
-void run_binary(Tensor& out, TensorOrNumber a, TensorOrNumber b, Write w, const char* name, bool int_to_float,
-                Body body) {
-  TensorIter it(name);
-  cpu::setup_binary(it, out, a, b, w, int_to_float);
-  it.build();
-  body(it);
-  if (w != Write::Functional) out.bump_version();
-}
-
-// ---- add / sub ----
-
-void check_alpha(ScalarType dtype, const Scalar& alpha, const char* name) {
-  TC_CHECK_TYPE(!alpha.is_bool() || dtype == ScalarType::Bool, name,
-                ": boolean alpha is only supported for boolean results, got ", dtype);
-  TC_CHECK_TYPE(is_floating(dtype) || !alpha.is_floating_point(), name,
-                ": for integral input tensors, argument alpha must not be a floating point number");
-}
-
-void check_sub(TensorOrNumber a, TensorOrNumber b, const char* name) {
-  TC_CHECK_TYPE(!(a.is_bool() && b.is_bool()), name,
-                ": subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-                "`logical_xor()` operator instead.");
-  TC_CHECK_TYPE(!(a.is_bool() || b.is_bool()), name,
-                ": subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
-                "invert a mask, use the `~` or `logical_not()` operator instead.");
-}
+using structured::check_alpha;
+using structured::check_sub;
+using structured::run_binary;
 
 // a + w * b in T's arithmetic type; for bool, "+" is "or" and "*" is "and".
 template <class T>

@@ -20,6 +20,7 @@
 #include "core/iter.h"
 #include "core/sanitize.h"
 #include "cpu/isa.h"
+#include "structured/binary.h"
 
 namespace tc::cpu {
 
@@ -164,37 +165,15 @@ constexpr int64_t kTranscendentalGrain = 4096;
 
 inline bool scalar_is_one(const Scalar& s) { return s.is_floating_point() ? s.to_double() == 1.0 : s.to_int() == 1; }
 
-// An operand of a pointwise op that ATen overloads on Tensor vs Scalar.
-struct TensorOrNumber {
-  const Tensor* tensor = nullptr;
-  const Scalar* number = nullptr;
-  TensorOrNumber(const Tensor& t) : tensor(&t) {}
-  TensorOrNumber(const Scalar& s) : number(&s) {}
-  void add_to(TensorIter& it) const {
-    if (tensor)
-      it.add_input(*tensor);
-    else
-      it.add_scalar_input(*number);
-  }
-  bool is_bool() const { return tensor ? tensor->defined() && tensor->dtype() == ScalarType::Bool : number->is_bool(); }
-};
+// The binary meta step's operand and write kinds (structured/binary.h),
+// under the names the CPU kernels use.
+using structured::setup_binary;
+using structured::TensorOrNumber;
+using structured::Write;
 
 // For checks that read a tensor's metadata before the planner would.
 inline void check_defined(const Tensor& t, const char* name, const char* arg) {
   TC_CHECK_ARG(t.defined(), name, ": argument '", arg, "' is an undefined tensor");
-}
-
-// How a kernel writes its result: a fresh tensor, into self, or into out=.
-enum class Write { Functional, InPlace, Out };
-
-// Configures `it` for out = op(a, b) with PyTorch's type promotion.
-inline void setup_binary(TensorIter& it, Tensor& out, TensorOrNumber a, TensorOrNumber b, Write w,
-                         bool int_to_float = false) {
-  it.add_output(out);
-  a.add_to(it);
-  b.add_to(it);
-  it.promote_inputs().promote_integer_inputs_to_float(int_to_float);
-  if (w == Write::InPlace) it.resize_outputs(false);
 }
 
 // Integer arithmetic that wraps as PyTorch's does instead of overflowing

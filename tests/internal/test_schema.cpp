@@ -524,10 +524,11 @@ TEST(OpsYaml, StructuredEntryYieldsThreeVariants) {
   const auto errors = load(
       "- func: exp(Tensor self) -> Tensor\n  variants: function, method\n  structured: unary_float\n"
       "- func: sin(Tensor self) -> Tensor\n  structured: unary_float\n  dispatch:\n    CPU: sin_loop\n"
-      "    CUDA: sin_loop_gpu\n",
+      "    CUDA: sin_loop_gpu\n"
+      "- func: cos(Tensor self) -> Tensor\n  structured: unary_float\n  dispatch: CPU, CUDA\n",
       &fns);
   for (const auto& e : errors) ADD_FAILURE() << e.str();
-  ASSERT_EQ(fns.size(), 6u);
+  ASSERT_EQ(fns.size(), 9u);
   EXPECT_EQ(fns[0].func.str(), "exp(Tensor self) -> Tensor");
   EXPECT_EQ(fns[1].func.str(), "exp_(Tensor(a!) self) -> Tensor(a!)");
   EXPECT_EQ(fns[2].func.str(), "exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)");
@@ -544,6 +545,11 @@ TEST(OpsYaml, StructuredEntryYieldsThreeVariants) {
   EXPECT_EQ(fns[3].structured->loops,
             (std::map<std::string, std::string>{{"CPU", "sin_loop"}, {"CUDA", "sin_loop_gpu"}}));
   EXPECT_EQ(fns[5].func.str(), "sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)");
+  // A list of backends: each gets <name>_loop_<backend>, in every variant.
+  for (int i = 6; i < 9; ++i)
+    EXPECT_EQ(fns[size_t(i)].structured->loops,
+              (std::map<std::string, std::string>{{"CPU", "cos_loop_cpu"}, {"CUDA", "cos_loop_cuda"}}))
+        << i;
 }
 
 TEST(OpsYaml, InvalidFilesNameFileLineAndRule) {

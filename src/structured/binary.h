@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The meta step of binary pointwise ops (add, sub, mul, div...), shared by
+// every backend: the operands (a tensor or a Python-style number), PyTorch's
+// type promotion and out=/in-place rules through a TensorIter planned on the
+// tensors' device, and the checks that depend only on dtypes. A backend's
+// kernel is run_binary plus its loop.
+#pragma once
+#include "core/error.h"
+#include "core/iter.h"
+#include "core/tensor.h"
+#include "structured/families.h"
+
+namespace tc::structured {
+
+// An operand of a pointwise op that ATen overloads on Tensor vs Scalar.
+struct TensorOrNumber {
+  const Tensor* tensor = nullptr;
+  const Scalar* number = nullptr;
+  TensorOrNumber(const Tensor& t) : tensor(&t) {}
+  TensorOrNumber(const Scalar& s) : number(&s) {}
+  void add_to(TensorIter& it) const {
+    if (tensor)
+      it.add_input(*tensor);
+    else
+      it.add_scalar_input(*number);
+  }
+  bool is_bool() const { return tensor ? tensor->defined() && tensor->dtype() == ScalarType::Bool : number->is_bool(); }
+};
+
+// Configures `it` for out = op(a, b) with PyTorch's type promotion.
+inline void setup_binary(TensorIter& it, Tensor& out, TensorOrNumber a, TensorOrNumber b, Write w,
+                         bool int_to_float = false) {
+  it.add_output(out);
+  a.add_to(it);
+  b.add_to(it);
+  it.promote_inputs().promote_integer_inputs_to_float(int_to_float);
+  if (w == Write::InPlace) it.resize_outputs(false);
+}
+
+// Plans out = op(a, b), lets body check dtypes and run the loop, and bumps
+// the version of a caller-supplied output.
+template <class Body>
+void run_binary(Tensor& out, TensorOrNumber a, TensorOrNumber b, Write w, const char* name, bool int_to_float,
+                Body&& body) {
+  TensorIter it(name);
+  setup_binary(it, out, a, b, w, int_to_float);
+  it.build();
+  body(it);
+  if (w != Write::Functional) out.bump_version();
+}
+
+// add/sub's alpha against the result dtype (PyTorch's messages).
+void check_alpha(ScalarType dtype, const Scalar& alpha, const char* name);
+// sub and rsub refuse bool operands.
+void check_sub(TensorOrNumber a, TensorOrNumber b, const char* name);
+
+}  // namespace tc::structured
