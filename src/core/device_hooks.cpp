@@ -97,4 +97,21 @@ int resolve_device_index(DeviceType t, int index, const char* what) {
   return index;
 }
 
+void DeviceGuard::enter(Device device) {
+  DeviceHooks* h = try_device_hooks(device.type);
+  if (h == nullptr) return;
+  const int current = h->current_device();
+  if (current == device.index) return;
+  h->set_current_device(device.index);
+  hooks_ = h;
+  previous_ = current;
+}
+
+void DeviceGuard::leave() noexcept {
+  try {
+    hooks_->set_current_device(previous_);
+  } catch (...) {  // a destructor cannot report it; the previous device was valid a moment ago
+  }
+}
+
 }  // namespace tc

@@ -52,6 +52,28 @@ bool load_backend(DeviceType t, std::string* why = nullptr);
 using BackendLoader = bool (*)(std::string* why);
 void set_backend_loader(DeviceType t, BackendLoader loader);
 
+// Makes `device` the calling thread's current device of its type for a
+// scope, through the backend's hooks, and restores the previous one (PyTorch's
+// DeviceGuard, for device-agnostic code such as TensorIter allocating an
+// output beside its inputs). CPU, index -1 or a type without hooks: nothing.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(Device device) {
+    if (!device.is_cpu() && device.index >= 0) enter(device);  // CPU: no call at all
+  }
+  ~DeviceGuard() {
+    if (hooks_ != nullptr) leave();
+  }
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  void enter(Device device);
+  void leave() noexcept;
+  DeviceHooks* hooks_ = nullptr;  // set only when the device was changed
+  int previous_ = -1;
+};
+
 // A device index resolved against the backend: -1 becomes the current device;
 // out of range is Error(Device) naming `what` and the device count.
 int resolve_device_index(DeviceType t, int index, const char* what);

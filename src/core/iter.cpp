@@ -4,6 +4,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "core/device_hooks.h"
 #include "core/overlap.h"
 #include "core/promotion.h"
 #include "core/shape.h"
@@ -37,14 +38,7 @@ void TensorIter::bad_operand_order() const {
 // build()
 
 void TensorIter::build() {
-  for (int i = 0; i < nops_; ++i) {
-    const Operand& o = ops_[i];
-    const Tensor* t = o.is_output ? o.out : o.tensor;
-    if (o.is_number) continue;
-    if (o.is_output && !t->defined()) continue;
-    TC_CHECK_ARG(t->defined(), op_, ": expected a defined tensor for input ", i - nouts_);
-    TC_CHECK(t->is_cpu(), Device, op_, ": expected all tensors to be on cpu, but found one on ", t->device());
-  }
+  compute_device();
   compute_shape();
   compute_dtypes();
   prepare_outputs();
@@ -55,6 +49,32 @@ void TensorIter::build() {
   for (int i = 0; i < nouts_; ++i)
     if (ops_[i].resize) ops_[i].out->impl()->resize_contiguous(bshape);
   if (!try_contiguous_layout()) general_layout();
+}
+
+// The iteration's device: that of the first tensor operand that is not a
+// 0-dim CPU input (those are scalars and mix with any device, as in PyTorch),
+// CPU when there is none. Every other tensor must be on it.
+void TensorIter::compute_device() {
+  int first = -1;
+  device_ = Device(DeviceType::CPU);
+  for (int i = 0; i < nops_; ++i) {
+    const Operand& o = ops_[i];
+    if (o.is_number) continue;
+    const Tensor* t = o.is_output ? o.out : o.tensor;
+    if (o.is_output && !t->defined()) continue;
+    TC_CHECK_ARG(t->defined(), op_, ": expected a defined tensor for input ", i - nouts_);
+    if (!o.is_output && t->dim() == 0 && t->is_cpu()) continue;
+    if (first < 0) {
+      first = i;
+      device_ = t->device();
+      continue;
+    }
+    if (__builtin_expect(t->device() == device_, 1)) continue;
+    auto role = [&](int k) { return k < nouts_ ? "output " : "input "; };
+    auto index = [&](int k) { return k < nouts_ ? k : k - nouts_; };
+    TC_FAIL(Device, op_, ": expected all tensors to be on the same device, but found at least two devices, ", device_,
+            " (", role(first), index(first), ") and ", t->device(), " (", role(i), index(i), ")");
+  }
 }
 
 // Broadcast shape over the inputs (and over defined outputs when they are not
@@ -150,6 +170,13 @@ void TensorIter::compute_dtypes() {
       o.dtype = o.tensor->dtype();
     if (first_input == ScalarType::Undefined) first_input = o.dtype;
   }
+  // A device loop reads each tensor in its own dtype and converts per
+  // element (ATen's dynamic casting): no converted copies on the device.
+  // CPU scalars of a device iteration stay in the compute dtype: the loop
+  // receives them by value.
+  if (!device_.is_cpu())
+    for (int i = nouts_; i < nops_; ++i)
+      if (!ops_[i].is_number && !ops_[i].tensor->is_cpu()) ops_[i].dtype = ops_[i].tensor->dtype();
   for (int i = 0; i < nouts_; ++i) {
     Operand& o = ops_[i];
     const bool defined = o.out->defined();
@@ -164,7 +191,11 @@ void TensorIter::compute_dtypes() {
     } else if (o.out->dtype() != loop) {
       TC_CHECK_TYPE(!check_cast_ || can_cast(loop, o.out->dtype()), op_, ": result type ", loop,
                     " can't be cast to the desired output type ", o.out->dtype());
-      o.kind = OutKind::Temp;
+      if (device_.is_cpu()) {
+        o.kind = OutKind::Temp;
+      } else {
+        o.dtype = o.out->dtype();  // the device loop converts as it writes
+      }
     }
   }
 }
@@ -249,6 +280,23 @@ void TensorIter::convert_inputs() {
       continue;
     }
     const Tensor& t = *o.tensor;
+    if (!device_.is_cpu()) {
+      if (t.is_cpu()) {  // a 0-dim CPU tensor: a value the device loop takes from the host
+        write_scalar(o.buf, o.dtype, read_scalar(t.data_ptr(), t.dtype()));
+        o.data = reinterpret_cast<char*>(o.buf);
+        o.stride0 = true;
+        continue;
+      }
+      // Device memory is never read here (no host synchronisation), not even
+      // one element, and not copied: where the overlap check could not
+      // decide, the op is refused instead of computed through a copy.
+      TC_CHECK_ARG(!o.aliased, op_,
+                   ": unsupported operation: an input shares memory with the written-to tensor in a way that "
+                   "cannot be checked on ",
+                   device_, ". Please clone() the tensor before performing the operation.");
+      o.data = static_cast<char*>(t.data_ptr());
+      continue;
+    }
     if (t.numel() == 1) {
       // Copied, not pointed at: the output may be this very element.
       o.stride0 = true;
@@ -288,7 +336,8 @@ bool TensorIter::try_contiguous_layout() {
   for (int i = 0; i < nops_; ++i) {
     Operand& o = ops_[i];
     if (o.is_output && o.kind != OutKind::Direct) {
-      Tensor t = empty_tensor(bshape, o.dtype);
+      DeviceGuard guard(device_);  // allocators allocate on the current device
+      Tensor t = empty_tensor(bshape, o.dtype, device_);
       o.data = static_cast<char*>(t.data_ptr());
       if (o.kind == OutKind::Allocate) {
         *o.out = std::move(t);
@@ -401,8 +450,9 @@ void TensorIter::allocate_in_iteration_order(Operand& o) {
     scratch_[orig_[k]] = running;
     running *= std::max<int64_t>(shape_[k], 1);
   }
+  DeviceGuard guard(device_);  // allocators allocate on the current device
   Tensor t = empty_strided_tensor(IntArrayRef(bshape_, size_t(bndim_)), IntArrayRef(scratch_, size_t(bndim_)), o.dtype,
-                                  Device(DeviceType::CPU));
+                                  device_);
   const int64_t es = elem_size(o.dtype);
   const int i = int(&o - ops_);
   for (int k = 0; k < ndim_; ++k) strides_[k * nops_ + i] = scratch_[orig_[k]] * es;
@@ -455,6 +505,10 @@ void TensorIter::finish() {
     cast_copy(*o.out, o.temp, op_);
     o.temp = Tensor();
   }
+}
+
+void TensorIter::device_loop_on_host() const {
+  TC_FAIL(Internal, "internal error: ", op_, ": a CPU loop was run over tensors on ", device_);
 }
 
 bool TensorIter::is_scalar(int op) const {

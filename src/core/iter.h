@@ -136,6 +136,15 @@ class TensorIter {
   ScalarType common_dtype() const { return common_; }
   // The dtype operand i has inside the loop.
   ScalarType dtype(int i) const { return ops_[i].dtype; }
+  // The device every tensor operand lives on (0-dim CPU inputs aside, which
+  // act as scalars). Outputs build() allocates are made there. On a device
+  // other than the CPU, each operand keeps its own dtype (dtype(i)) and the
+  // device loop converts to and from common_dtype() per element; CPU scalars
+  // are host values (on_host), converted to the compute dtype.
+  Device device() const { return device_; }
+  // True when operand i's data is a value in host memory (a number, a
+  // one-element input copied out, a CPU scalar of a device iteration).
+  bool on_host(int op) const { return ops_[op].data == reinterpret_cast<const char*>(ops_[op].buf); }
   // The caller-visible output i (allocated by build() if it was undefined).
   Tensor& output(int i = 0) const { return *ops_[i].out; }
   int64_t numel() const { return numel_; }
@@ -159,6 +168,7 @@ class TensorIter {
   // picks a path per vector), so that results do not depend on the thread count.
   template <class Loop>
   void for_each(Loop&& loop, int64_t grain = kGrainSize, int64_t align = 1) {
+    if (__builtin_expect(!device_.is_cpu(), 0)) device_loop_on_host();
     if (numel_ > 0) {
       if (numel_ <= grain || get_num_threads() == 1) {
         serial_for_each(loop, 0, numel_);
@@ -250,6 +260,7 @@ class TensorIter {
     return o;
   }
   [[noreturn]] void bad_operand_order() const;
+  void compute_device();
   void compute_shape();
   void compute_dtypes();
   void prepare_outputs();
@@ -261,6 +272,7 @@ class TensorIter {
   void allocate_in_iteration_order(Operand& op);
   void coalesce();
   void finish();
+  [[noreturn]] void device_loop_on_host() const;
   const Tensor* loop_tensor(const Operand& op) const;
 
   const char* op_;
@@ -271,6 +283,7 @@ class TensorIter {
   bool needs_finish_ = false;
   ScalarType compute_ = ScalarType::Undefined, out_dtype_ = ScalarType::Undefined;
   ScalarType common_ = ScalarType::Undefined;
+  Device device_ = Device(DeviceType::CPU);
 
   // Geometry. bshape_: broadcast shape in tensor order (bndim_ dims).
   // shape_/orig_/strides_: iteration order, dim 0 innermost; orig_[k] is the

@@ -14,16 +14,72 @@
 namespace tc::cuda {
 
 constexpr int kMaxDims = 16;
+constexpr int kMaxOperands = 3;            // an output and up to two inputs
 constexpr int kErrorMemoryAllocation = 2;  // cudaErrorMemoryAllocation
 constexpr int kErrorNotReady = 600;        // cudaErrorNotReady
 
-// Up to two operands walked over one shape (innermost dim last), strides in
-// bytes, size-1 dims dropped and mergeable dims merged.
+// Up to kMaxOperands operands walked over one shape (innermost dim last),
+// strides in bytes, size-1 dims dropped and mergeable dims merged.
 struct Geometry {
   int ndim = 0;
   int64_t numel = 0;
   int64_t sizes[kMaxDims] = {};
-  int64_t strides[2][kMaxDims] = {};  // [operand][dim]
+  int64_t strides[kMaxOperands][kMaxDims] = {};  // [operand][dim]
+};
+
+// The element-wise ops of the pointwise loop. Binary: out = a + alpha * b,
+// a * b, a / b. Unary: out = f(a), as the CPU loops of the same names.
+enum class PointwiseOp : int {
+  Add,
+  Mul,
+  Div,
+  Abs,
+  Sign,
+  Floor,
+  Ceil,
+  Round,
+  Trunc,
+  Exp,
+  Expm1,
+  Log,
+  Log1p,
+  Log2,
+  Log10,
+  Sqrt,
+  Rsqrt,
+  Reciprocal,
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Asinh,
+  Acosh,
+  Atanh,
+  Sinh,
+  Cosh,
+  Tanh,
+  Sigmoid,
+  Erf,
+  Count
+};
+
+// One pointwise launch: operand 0 is the output, 1 (and 2) the inputs. Each
+// tensor operand is read or written in its own dtype (tensorc dtype codes)
+// and converted to and from `compute` per element; an operand whose data is
+// null is a host value instead (a number or a CPU scalar), already in the
+// compute dtype.
+struct PointwiseArgs {
+  int op = 0;       // a PointwiseOp
+  int compute = 0;  // float32, float64 or int64 (every integer dtype and bool)
+  int noperands = 0;
+  char* data[kMaxOperands] = {};
+  int dtype[kMaxOperands] = {};
+  double fvalue[kMaxOperands] = {};     // host values, floating compute
+  long long ivalue[kMaxOperands] = {};  // host values, int64 compute
+  double alpha = 1;                     // Add's alpha, floating compute
+  long long ialpha = 1;                 // Add's alpha, int64 compute
 };
 
 using Stream = uintptr_t;  // a cudaStream_t; 0 is the legacy default stream
@@ -48,6 +104,9 @@ struct DriverApi {
   // dst (operand 0) = src (operand 1) converted between tensorc dtype codes
   // as C++ casts do, bool as != 0.
   int (*launch_copy)(char* dst, int dst_dtype, const char* src, int src_dtype, const Geometry* g, Stream stream);
+  // The pointwise loop over g (ATen's GPU element loop: grid-stride, 32-bit
+  // indexing when offsets fit, dynamic casting).
+  int (*launch_pointwise)(const PointwiseArgs* args, const Geometry* g, Stream stream);
   // "cudaErrorName (text)" for a code returned above.
   const char* (*error_string)(int code);
 };

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The CUDA backend through the C ABI, on a machine with a GPU: factories on
  * the device, copies both ways and between dtypes and layouts, item, device
- * indices out of range. Without a usable device it prints why and exits 77,
- * which ctest reports as skipped (never as passed). */
+ * indices out of range, and every pointwise op with a CUDA kernel (the unary
+ * families, add/sub/mul/div) against the CPU on the same inputs: dense,
+ * transposed, broadcast, with a 0-dim CPU operand and a number, in place and
+ * into an out= of another dtype; mixing devices is an error naming both. Without a usable device it prints why and
+ * exits 77, which ctest reports as skipped (never as passed). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,6 +105,197 @@ static void check_copies(void) {
   tc_tensor_release(x);
 }
 
+/* n float32 values spread over [lo, hi], as a CPU tensor of `size`. */
+static tc_tensor spread(const int64_t* size, size_t ndim, float lo, float hi) {
+  int64_t n = 1;
+  for (size_t d = 0; d < ndim; ++d) n *= size[d];
+  float* v = (float*)malloc((size_t)n * sizeof(float));
+  for (int64_t i = 0; i < n; ++i) v[i] = lo + (hi - lo) * (float)((i * 37) % n) / (float)(n > 1 ? n - 1 : 1);
+  tc_tensor t = NULL;
+  CHECK_OK(tc_tensor_from_data(&t, v, TC_FLOAT32, size, ndim));
+  free(v);
+  return t;
+}
+
+static tc_tensor to_cuda(tc_tensor t) {
+  tc_tensor d = NULL;
+  tc_dtype dt;
+  CHECK_OK(tc_tensor_dtype(&dt, t));
+  CHECK_OK(tc_to_device(&d, t, tc_device_cuda(0), dt, NULL, NULL));
+  return d;
+}
+
+/* max |a - b| / (1e-6 + |b|) over two float32 tensors of n elements (any device). */
+static double max_rel_diff(tc_tensor a, tc_tensor b, size_t n) {
+  float* x = (float*)malloc(n * sizeof(float));
+  float* y = (float*)malloc(n * sizeof(float));
+  read_floats(x, n, a);
+  read_floats(y, n, b);
+  double worst = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double d = fabs((double)x[i] - (double)y[i]) / (1e-6 + fabs((double)y[i]));
+    if (!(d <= worst)) worst = d; /* NaN-safe */
+  }
+  free(x);
+  free(y);
+  return worst;
+}
+
+typedef tc_status (*unary_fn)(tc_tensor* out, tc_tensor self);
+static const struct {
+  const char* name;
+  unary_fn fn;
+  float lo, hi;
+} kUnary[] = {
+    {"abs", tc_abs, -2, 2},         {"sign", tc_sign, -2, 2},       {"floor", tc_floor, -3, 3},
+    {"ceil", tc_ceil, -3, 3},       {"round", tc_round, -3, 3},     {"trunc", tc_trunc, -3, 3},
+    {"exp", tc_exp, -3, 3},         {"expm1", tc_expm1, -1, 1},     {"log", tc_log, 0.1f, 5},
+    {"log1p", tc_log1p, -0.5f, 3},  {"log2", tc_log2, 0.1f, 5},     {"log10", tc_log10, 0.1f, 5},
+    {"sqrt", tc_sqrt, 0, 5},        {"rsqrt", tc_rsqrt, 0.1f, 5},   {"reciprocal", tc_reciprocal, 0.5f, 3},
+    {"sin", tc_sin, -3, 3},         {"cos", tc_cos, -3, 3},         {"tan", tc_tan, -1, 1},
+    {"asin", tc_asin, -0.9f, 0.9f}, {"acos", tc_acos, -0.9f, 0.9f}, {"atan", tc_atan, -3, 3},
+    {"asinh", tc_asinh, -3, 3},     {"acosh", tc_acosh, 1.1f, 4},   {"atanh", tc_atanh, -0.9f, 0.9f},
+    {"sinh", tc_sinh, -3, 3},       {"cosh", tc_cosh, -3, 3},       {"tanh", tc_tanh, -3, 3},
+    {"sigmoid", tc_sigmoid, -5, 5}, {"erf", tc_erf, -3, 3},
+};
+
+static void check_unary_ops(void) {
+  const int64_t size[2] = {33, 17};
+  for (size_t k = 0; k < sizeof kUnary / sizeof kUnary[0]; ++k) {
+    tc_tensor x = spread(size, 2, kUnary[k].lo, kUnary[k].hi), xt = NULL, dx = NULL, dxt = NULL;
+    tc_tensor want = NULL, got = NULL, want_t = NULL, got_t = NULL;
+    CHECK_OK(tc_t(&xt, x));
+    dx = to_cuda(x);
+    CHECK_OK(tc_t(&dxt, dx));
+    CHECK_OK(kUnary[k].fn(&want, x));
+    CHECK_OK(kUnary[k].fn(&got, dx));
+    CHECK_OK(kUnary[k].fn(&want_t, xt));
+    CHECK_OK(kUnary[k].fn(&got_t, dxt));
+    const double e = max_rel_diff(got, want, 33 * 17), et = max_rel_diff(got_t, want_t, 33 * 17);
+    if (!(e <= 1e-5 && et <= 1e-5))
+      printf("  %s: CUDA vs CPU max rel diff %g (transposed %g)\n", kUnary[k].name, e, et);
+    CHECK(e <= 1e-5 && et <= 1e-5);
+    tc_device where;
+    CHECK_OK(tc_tensor_device(&where, got_t));
+    CHECK(where.type == TC_DEVICE_CUDA);
+    tc_tensor_release(x);
+    tc_tensor_release(xt);
+    tc_tensor_release(dx);
+    tc_tensor_release(dxt);
+    tc_tensor_release(want);
+    tc_tensor_release(got);
+    tc_tensor_release(want_t);
+    tc_tensor_release(got_t);
+  }
+  /* An integer input computes in float32; in place; into a float64 out=. */
+  const int64_t n4[1] = {4};
+  const int32_t ints[4] = {0, 1, 2, 3};
+  tc_tensor i = NULL, di = NULL, e = NULL, x = spread(n4, 1, 0, 1), dx = NULL, out64 = NULL;
+  CHECK_OK(tc_tensor_from_data(&i, ints, TC_INT32, n4, 1));
+  di = to_cuda(i);
+  CHECK_OK(tc_exp(&e, di));
+  tc_dtype dt;
+  CHECK_OK(tc_tensor_dtype(&dt, e));
+  CHECK(dt == TC_FLOAT32);
+  float f[4];
+  read_floats(f, 4, e);
+  CHECK(fabs(f[3] - 20.0855369f) < 1e-4);
+  dx = to_cuda(x);
+  CHECK_OK(tc_exp_inplace(dx));
+  read_floats(f, 4, dx);
+  CHECK(fabs(f[0] - 1.0f) < 1e-6 && fabs(f[3] - 2.7182818f) < 1e-5);
+  const tc_dtype f64 = TC_FLOAT64;
+  const tc_device cuda = tc_device_cuda(0);
+  CHECK_OK(tc_empty(&out64, n4, 1, &f64, &cuda));
+  CHECK_OK(tc_sqrt_out(out64, di));
+  double d[4];
+  CHECK_OK(tc_tensor_copy_to_buffer(d, sizeof d, out64));
+  CHECK(fabs(d[2] - 1.41421353816986) < 1e-6); /* sqrt computed in float32, stored as float64 */
+  /* abs of bool is refused as on the CPU. */
+  const int64_t one[1] = {1};
+  const unsigned char b1[1] = {1};
+  tc_tensor b = NULL, db = NULL, r = NULL;
+  CHECK_OK(tc_tensor_from_data(&b, b1, TC_BOOL, one, 1));
+  db = to_cuda(b);
+  CHECK_FAILS_WITH(tc_abs(&r, db), TC_ERROR_TYPE, "abs");
+  CHECK(r == NULL);
+  tc_tensor_release(b);
+  tc_tensor_release(db);
+  tc_tensor_release(i);
+  tc_tensor_release(di);
+  tc_tensor_release(e);
+  tc_tensor_release(x);
+  tc_tensor_release(dx);
+  tc_tensor_release(out64);
+}
+
+static void check_binary_ops(void) {
+  const int64_t sa[2] = {8, 5}, sb[1] = {5}, n = 40;
+  tc_tensor a = spread(sa, 2, -2, 2), b = spread(sb, 1, 0.5f, 2), da = to_cuda(a), db = to_cuda(b);
+  tc_scalar two = tc_scalar_float(2.0), half = tc_scalar_float(0.5);
+  tc_tensor want = NULL, got = NULL;
+  /* Broadcast tensor operands, alpha, sub, mul, div. */
+  CHECK_OK(tc_add_Tensor(&want, a, b, &two));
+  CHECK_OK(tc_add_Tensor(&got, da, db, &two));
+  CHECK(max_rel_diff(got, want, n) <= 1e-6);
+  tc_tensor_release(want);
+  tc_tensor_release(got);
+  CHECK_OK(tc_sub_Tensor(&want, a, b, &half));
+  CHECK_OK(tc_sub_Tensor(&got, da, db, &half));
+  CHECK(max_rel_diff(got, want, n) <= 1e-6);
+  tc_tensor_release(want);
+  tc_tensor_release(got);
+  CHECK_OK(tc_mul_Tensor(&want, a, b));
+  CHECK_OK(tc_mul_Tensor(&got, da, db));
+  CHECK(max_rel_diff(got, want, n) <= 1e-6);
+  tc_tensor_release(want);
+  tc_tensor_release(got);
+  CHECK_OK(tc_div_Tensor(&want, a, b));
+  CHECK_OK(tc_div_Tensor(&got, da, db));
+  CHECK(max_rel_diff(got, want, n) <= 1e-6);
+  tc_tensor_release(want);
+  tc_tensor_release(got);
+  /* A number, and a 0-dim CPU tensor, as the other operand. */
+  CHECK_OK(tc_mul_Scalar(&want, a, two));
+  CHECK_OK(tc_mul_Scalar(&got, da, two));
+  CHECK(max_rel_diff(got, want, n) <= 1e-6);
+  tc_tensor_release(got);
+  tc_tensor s = NULL;
+  CHECK_OK(tc_scalar_tensor(&s, two, NULL, NULL));
+  CHECK_OK(tc_mul_Tensor(&got, da, s));
+  CHECK(max_rel_diff(got, want, n) <= 1e-6);
+  tc_device where;
+  CHECK_OK(tc_tensor_device(&where, got));
+  CHECK(where.type == TC_DEVICE_CUDA);
+  tc_tensor_release(want);
+  tc_tensor_release(got);
+  /* In place, and integer arithmetic wrapping as on the CPU. */
+  CHECK_OK(tc_add_inplace_Tensor(da, db, NULL));
+  CHECK_OK(tc_add_inplace_Tensor(a, b, NULL));
+  CHECK(max_rel_diff(da, a, n) <= 1e-6);
+  const int64_t n2[1] = {2};
+  const int8_t i8[2] = {100, -100};
+  tc_tensor i = NULL, di = NULL, ii = NULL;
+  CHECK_OK(tc_tensor_from_data(&i, i8, TC_INT8, n2, 1));
+  di = to_cuda(i);
+  CHECK_OK(tc_add_Tensor(&ii, di, di, NULL));
+  int8_t r8[2];
+  CHECK_OK(tc_tensor_copy_to_buffer(r8, sizeof r8, ii));
+  CHECK(r8[0] == (int8_t)-56 && r8[1] == (int8_t)56);
+  /* Devices that do not match: an error naming both, nothing written. */
+  tc_tensor mixed = NULL;
+  CHECK_FAILS_WITH(tc_add_Tensor(&mixed, da, a, NULL), TC_ERROR_DEVICE, "cpu");
+  CHECK(mixed == NULL);
+  tc_tensor_release(s);
+  tc_tensor_release(i);
+  tc_tensor_release(di);
+  tc_tensor_release(ii);
+  tc_tensor_release(a);
+  tc_tensor_release(b);
+  tc_tensor_release(da);
+  tc_tensor_release(db);
+}
+
 static void check_bad_device_index(int count) {
   const int64_t size[1] = {3};
   tc_tensor t = NULL;
@@ -121,6 +316,8 @@ int main(void) {
   printf("%d CUDA device(s)\n", count);
   check_factories();
   check_copies();
+  check_unary_ops();
+  check_binary_ops();
   check_bad_device_index(count);
   CHECK_OK(tc_device_synchronize(tc_device_cuda(-1)));
   return check_summary();

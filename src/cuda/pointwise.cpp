@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The CUDA pointwise loops. Each op's meta step is the CPU's (the unary
+// families of structured/families.h, the binary step of structured/binary.h,
+// over a TensorIter planned on the tensors' device); only the loop differs:
+// one launch of the driver's pointwise kernel with the op's code.
+#include "cuda/pointwise.h"
+
+#include "core/error.h"
+#include "cuda/runtime.h"
+#include "tensorc_gen/native_functions.h"
+
+namespace tc::cuda {
+namespace {
+
+int compute_code(ScalarType common, const char* op) {
+  switch (common) {
+    case ScalarType::Float16:
+    case ScalarType::BFloat16:
+    case ScalarType::Float32: return int(ScalarType::Float32);
+    case ScalarType::Float64: return int(ScalarType::Float64);
+    case ScalarType::Undefined: TC_FAIL(Internal, "internal error: ", op, ": a CUDA loop without a compute dtype");
+    default: return int(ScalarType::Int64);  // every integer dtype and bool
+  }
+}
+
+}  // namespace
+
+Geometry iteration_geometry(const TensorIter& it, const char* op) {
+  TC_CHECK(it.ntensors() <= kMaxOperands, NotImplemented, op, ": CUDA element loops take at most ", kMaxOperands,
+           " operands, got ", it.ntensors());
+  TC_CHECK(it.ndim() <= kMaxDims, NotImplemented, op, ": CUDA element loops take at most ", kMaxDims,
+           " non-mergeable dims, got ", it.ndim());
+  Geometry g;
+  g.numel = it.numel();
+  g.ndim = it.ndim();
+  for (int k = 0; k < g.ndim; ++k) {
+    const int d = g.ndim - 1 - k;  // TensorIter's dim 0 is the innermost; the geometry's is the outermost
+    g.sizes[d] = it.shape()[size_t(k)];
+    for (int op_index = 0; op_index < it.ntensors(); ++op_index) g.strides[op_index][d] = it.byte_stride(op_index, k);
+  }
+  return g;
+}
+
+PointwiseArgs pointwise_args(const TensorIter& it, PointwiseOp kind, const Scalar& alpha) {
+  PointwiseArgs a;
+  a.op = int(kind);
+  a.compute = compute_code(it.common_dtype(), "pointwise");
+  a.noperands = it.ntensors();
+  const bool floating = a.compute != int(ScalarType::Int64);
+  for (int k = 0; k < it.ntensors(); ++k) {
+    a.dtype[k] = int(it.dtype(k));
+    if (k >= it.noutputs() && it.on_host(k)) {
+      const Scalar v = read_scalar(it.data(k), it.dtype(k));
+      if (floating)
+        a.fvalue[k] = v.to_double();
+      else
+        a.ivalue[k] = v.to_int();
+      a.data[k] = nullptr;
+    } else {
+      a.data[k] = it.data(k);
+    }
+  }
+  if (floating)
+    a.alpha = alpha.to_double();
+  else
+    a.ialpha = alpha.is_bool() ? int64_t(alpha.to_bool()) : alpha.to_int();
+  return a;
+}
+
+void launch_pointwise(const TensorIter& it, PointwiseOp kind, const char* op, const Scalar& alpha) {
+  TC_CHECK(it.device().is_cuda(), Internal, "internal error: ", op, ": a CUDA loop over tensors on ", it.device());
+  const Geometry g = iteration_geometry(it, op);
+  const PointwiseArgs args = pointwise_args(it, kind, alpha);
+  if (g.numel == 0) return;
+  const int dev = it.device().index;
+  const DriverApi& drv = driver(op);
+  DeviceGuard guard(dev);
+  check(drv.launch_pointwise(&args, &g, current_stream(dev)), op, "the pointwise kernel's launch");
+}
+
+}  // namespace tc::cuda
+
+// ---- the loops of the unary families (`dispatch: CPU, CUDA` in schema/ops.yaml) ----
+namespace tc::native {
+namespace {
+
+void unary(TensorIter& it, cuda::PointwiseOp kind, const char* op) { cuda::launch_pointwise(it, kind, op); }
+// abs and the roundings refuse bool, as their CPU loops do (the message of
+// TC_DISPATCH_ALL_TYPES there).
+void unary_no_bool(TensorIter& it, cuda::PointwiseOp kind, const char* op, const char* dispatch_name) {
+  TC_CHECK_TYPE(it.common_dtype() != ScalarType::Bool, dispatch_name, ": unsupported dtype ", it.common_dtype());
+  cuda::launch_pointwise(it, kind, op);
+}
+
+}  // namespace
+
+void abs_loop_cuda(TensorIter& it) { unary_no_bool(it, cuda::PointwiseOp::Abs, "abs", "abs"); }
+void sign_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Sign, "sign"); }
+void floor_loop_cuda(TensorIter& it) { unary_no_bool(it, cuda::PointwiseOp::Floor, "floor", "round"); }
+void ceil_loop_cuda(TensorIter& it) { unary_no_bool(it, cuda::PointwiseOp::Ceil, "ceil", "round"); }
+void round_loop_cuda(TensorIter& it) { unary_no_bool(it, cuda::PointwiseOp::Round, "round", "round"); }
+void trunc_loop_cuda(TensorIter& it) { unary_no_bool(it, cuda::PointwiseOp::Trunc, "trunc", "round"); }
+void exp_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Exp, "exp"); }
+void expm1_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Expm1, "expm1"); }
+void log_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Log, "log"); }
+void log1p_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Log1p, "log1p"); }
+void log2_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Log2, "log2"); }
+void log10_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Log10, "log10"); }
+void sqrt_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Sqrt, "sqrt"); }
+void rsqrt_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Rsqrt, "rsqrt"); }
+void reciprocal_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Reciprocal, "reciprocal"); }
+void sin_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Sin, "sin"); }
+void cos_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Cos, "cos"); }
+void tan_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Tan, "tan"); }
+void asin_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Asin, "asin"); }
+void acos_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Acos, "acos"); }
+void atan_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Atan, "atan"); }
+void asinh_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Asinh, "asinh"); }
+void acosh_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Acosh, "acosh"); }
+void atanh_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Atanh, "atanh"); }
+void sinh_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Sinh, "sinh"); }
+void cosh_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Cosh, "cosh"); }
+void tanh_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Tanh, "tanh"); }
+void sigmoid_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Sigmoid, "sigmoid"); }
+void erf_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Erf, "erf"); }
+
+}  // namespace tc::native
