@@ -396,6 +396,30 @@ TC_API tc_status tc_device_set_current(int32_t device_type, int index);
 /* Waits until all work queued on `device` is done (the CPU: returns). */
 TC_API tc_status tc_device_synchronize(tc_device device);
 
+/* The memory statistics a backend's caching allocator keeps per device
+ * (PyTorch's torch.cuda.memory_allocated and friends). Append-only. */
+typedef enum tc_memory_stat {
+  TC_MEMORY_ALLOCATED_BYTES = 0,      /* held by tensors now */
+  TC_MEMORY_PEAK_ALLOCATED_BYTES = 1, /* the most held at once since the last reset */
+  TC_MEMORY_RESERVED_BYTES = 2,       /* held from the device: allocated plus cached */
+  TC_MEMORY_PEAK_RESERVED_BYTES = 3,
+  TC_MEMORY_NUM_DEVICE_MALLOCS = 4, /* calls to the device's own allocator */
+  TC_MEMORY_NUM_DEVICE_FREES = 5,
+  TC_MEMORY_NUM_ALLOC_RETRIES = 6, /* allocations that succeeded only after emptying the cache */
+  TC_MEMORY_NUM_OOMS = 7           /* allocations that failed with TC_ERROR_OUT_OF_MEMORY */
+} tc_memory_stat;
+/* *out = statistic `which` of `device` (index -1: the current one). Errors:
+ * TC_ERROR_DEVICE when the backend is unavailable or the index out of range,
+ * TC_ERROR_NOT_IMPLEMENTED for devices without statistics (the CPU),
+ * TC_ERROR_INVALID_ARGUMENT for an unknown `which`. */
+TC_API tc_status tc_device_memory_stat(int64_t* out, tc_device device, int32_t which);
+/* The peak statistics of `device` start again from the current values. */
+TC_API tc_status tc_device_reset_peak_memory_stats(tc_device device);
+/* Returns cached memory that no tensor uses to the system: CUDA's caching
+ * allocator's unused segments on every device, or the CPU allocator's cached
+ * large blocks. Tensors are not affected. */
+TC_API tc_status tc_device_empty_cache(int32_t device_type);
+
 /* ---- threads ------------------------------------------------------------- */
 /* Sets the number of threads used by parallel kernels (and GEMM) in the whole
  * process. Errors: TC_ERROR_INVALID_ARGUMENT (names 'n') unless n >= 1. */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Process-wide runtime settings of the C ABI: the library version, the
-// thread budget of parallel kernels, and the devices of loadable backends.
+// thread budget of parallel kernels, and the devices of loadable backends
+// (current device, synchronisation, memory statistics, cache).
 #include "capi/handles.h"
+#include "core/allocator.h"
 #include "core/device_hooks.h"
 #include "core/parallel.h"
 
@@ -30,6 +32,29 @@ tc::DeviceType device_type_arg(int32_t code, const char* fn) {
            "TC_DEVICE_CUDA (2) or TC_DEVICE_PRIVATEUSE1 (12), got ",
            code);
   return tc::DeviceType(code);
+}
+
+// The C codes are the internal enum's values (append-only on both sides).
+static_assert(int(tc::MemoryStat::AllocatedBytes) == TC_MEMORY_ALLOCATED_BYTES &&
+                  int(tc::MemoryStat::PeakAllocatedBytes) == TC_MEMORY_PEAK_ALLOCATED_BYTES &&
+                  int(tc::MemoryStat::ReservedBytes) == TC_MEMORY_RESERVED_BYTES &&
+                  int(tc::MemoryStat::PeakReservedBytes) == TC_MEMORY_PEAK_RESERVED_BYTES &&
+                  int(tc::MemoryStat::NumDeviceMallocs) == TC_MEMORY_NUM_DEVICE_MALLOCS &&
+                  int(tc::MemoryStat::NumDeviceFrees) == TC_MEMORY_NUM_DEVICE_FREES &&
+                  int(tc::MemoryStat::NumAllocRetries) == TC_MEMORY_NUM_ALLOC_RETRIES &&
+                  int(tc::MemoryStat::NumOoms) == TC_MEMORY_NUM_OOMS,
+              "tc_memory_stat disagrees with tc::MemoryStat");
+static_assert(int(tc::MemoryStat::Count) == TC_MEMORY_NUM_OOMS + 1, "a tc::MemoryStat without a C code");
+
+// The backend of a non-CPU device and its resolved index; the CPU keeps no
+// statistics.
+tc::DeviceHooks& stats_backend(tc_device device, int* index, const char* fn) {
+  const tc::DeviceType t = device_type_arg(device.type, fn);
+  TC_CHECK(t != tc::DeviceType::CPU, NotImplemented, fn,
+           ": the CPU allocator keeps no memory statistics (they are per CUDA device)");
+  tc::DeviceHooks& h = tc::device_hooks(t, fn);
+  *index = tc::resolve_device_index(t, device.index, fn);
+  return h;
 }
 
 }  // namespace
@@ -109,6 +134,37 @@ TC_API tc_status tc_device_synchronize(tc_device device) {
   TC_CAPI_BEGIN
   const tc::DeviceType t = device_type_arg(device.type, fn);
   if (t != tc::DeviceType::CPU) tc::device_hooks(t, fn).synchronize(tc::resolve_device_index(t, device.index, fn));
+  TC_CAPI_END(fn)
+}
+
+TC_API tc_status tc_device_memory_stat(int64_t* out, tc_device device, int32_t which) {
+  constexpr const char* fn = "tc_device_memory_stat";
+  TC_CAPI_BEGIN
+  TC_CAPI_NULL_CHECK(out, fn, "out");
+  TC_CHECK_ARG(which >= 0 && which < int32_t(tc::MemoryStat::Count), fn,
+               ": argument 'which' expected a tc_memory_stat (0 to ", int(tc::MemoryStat::Count) - 1, "), got ", which);
+  int index = 0;
+  tc::DeviceHooks& h = stats_backend(device, &index, fn);
+  *out = h.memory_stat(index, tc::MemoryStat(which));
+  TC_CAPI_END(fn)
+}
+
+TC_API tc_status tc_device_reset_peak_memory_stats(tc_device device) {
+  constexpr const char* fn = "tc_device_reset_peak_memory_stats";
+  TC_CAPI_BEGIN
+  int index = 0;
+  stats_backend(device, &index, fn).reset_peak_memory_stats(index);
+  TC_CAPI_END(fn)
+}
+
+TC_API tc_status tc_device_empty_cache(int32_t device_type) {
+  constexpr const char* fn = "tc_device_empty_cache";
+  TC_CAPI_BEGIN
+  const tc::DeviceType t = device_type_arg(device_type, fn);
+  if (t == tc::DeviceType::CPU)
+    tc::cpu_allocator_empty_cache();
+  else
+    tc::device_hooks(t, fn).empty_cache();
   TC_CAPI_END(fn)
 }
 

@@ -97,6 +97,13 @@ int resolve_device_index(DeviceType t, int index, const char* what) {
   return index;
 }
 
+int64_t DeviceHooks::memory_stat(int, MemoryStat) {
+  TC_FAIL(NotImplemented, "memory statistics: this backend keeps none");
+}
+void DeviceHooks::reset_peak_memory_stats(int) {
+  TC_FAIL(NotImplemented, "memory statistics: this backend keeps none");
+}
+
 void DeviceGuard::enter(Device device) {
   DeviceHooks* h = try_device_hooks(device.type);
   if (h == nullptr) return;

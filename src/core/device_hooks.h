@@ -11,11 +11,25 @@
 // CPU-only user needs no driver and no CUDA runtime.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "core/device.h"
 
 namespace tc {
+
+// A backend's memory statistics for one device (its caching allocator's).
+enum class MemoryStat : int {
+  AllocatedBytes = 0,      // held by tensors now
+  PeakAllocatedBytes = 1,  // the most held at once since the last reset
+  ReservedBytes = 2,       // held from the device: allocated plus cached
+  PeakReservedBytes = 3,
+  NumDeviceMallocs = 4,  // calls to the device's own allocator
+  NumDeviceFrees = 5,
+  NumAllocRetries = 6,  // allocations that succeeded after emptying the cache
+  NumOoms = 7,          // allocations that failed
+  Count
+};
 
 class DeviceHooks {
  public:
@@ -31,6 +45,13 @@ class DeviceHooks {
   // stream); only the backend knows when the host side must stay alive.
   virtual void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device, size_t n,
                           bool non_blocking) = 0;
+  // Memory statistics of device `index` (resolved), for backends with a
+  // caching allocator; the default is Error(NotImplemented).
+  virtual int64_t memory_stat(int index, MemoryStat which);
+  // Peak statistics start again from the current values.
+  virtual void reset_peak_memory_stats(int index);
+  // Returns cached, unused memory of every device to the system (default: nothing cached).
+  virtual void empty_cache() {}
 };
 
 // The hooks of device type `t`, loading its library on first use. Throws

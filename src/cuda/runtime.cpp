@@ -129,6 +129,9 @@ class Hooks final : public DeviceHooks {
       check(g_driver->memcpy_async(dst, src, n, s), "copy_", "cudaMemcpyAsync");
     if (!non_blocking) check(g_driver->stream_synchronize(s), "copy_", "cudaStreamSynchronize");
   }
+  int64_t memory_stat(int index, MemoryStat which) override;
+  void reset_peak_memory_stats(int index) override;
+  void empty_cache() override;
 };
 
 struct Runtime {
@@ -142,6 +145,24 @@ Runtime& runtime() {
   static Runtime* r = new Runtime;  // lives as long as the process: kernels may run during exit
   return *r;
 }
+
+int64_t Hooks::memory_stat(int index, MemoryStat which) {
+  const AllocatorStats st = runtime().allocator->device_allocator(index).stats();
+  switch (which) {
+    case MemoryStat::AllocatedBytes: return st.allocated_bytes.current;
+    case MemoryStat::PeakAllocatedBytes: return st.allocated_bytes.peak;
+    case MemoryStat::ReservedBytes: return st.reserved_bytes.current;
+    case MemoryStat::PeakReservedBytes: return st.reserved_bytes.peak;
+    case MemoryStat::NumDeviceMallocs: return st.num_device_mallocs;
+    case MemoryStat::NumDeviceFrees: return st.num_device_frees;
+    case MemoryStat::NumAllocRetries: return st.num_alloc_retries;
+    case MemoryStat::NumOoms: return st.num_ooms;
+    case MemoryStat::Count: break;
+  }
+  TC_FAIL(InvalidArgument, "memory_stat: unknown statistic ", int(which));
+}
+void Hooks::reset_peak_memory_stats(int index) { runtime().allocator->device_allocator(index).reset_peak_stats(); }
+void Hooks::empty_cache() { runtime().allocator->empty_cache(); }
 
 int current_device_fn() { return current_device(); }
 StreamHandle current_stream_fn(int device) { return current_stream(device); }

@@ -4,7 +4,8 @@
  * indices out of range, and every pointwise op with a CUDA kernel (the unary
  * families, add/sub/mul/div) against the CPU on the same inputs: dense,
  * transposed, broadcast, with a 0-dim CPU operand and a number, in place and
- * into an out= of another dtype; mixing devices is an error naming both. Without a usable device it prints why and
+ * into an out= of another dtype; mixing devices is an error naming both; the
+ * caching allocator's statistics and empty_cache. Without a usable device it prints why and
  * exits 77, which ctest reports as skipped (never as passed). */
 #include <math.h>
 #include <stdlib.h>
@@ -296,6 +297,35 @@ static void check_binary_ops(void) {
   tc_tensor_release(db);
 }
 
+/* The caching allocator's statistics follow an allocation and its release. */
+static void check_memory_stats(void) {
+  const tc_device cuda = tc_device_cuda(0);
+  const int64_t mib4 = (int64_t)4 << 20;
+  int64_t before = 0, now = 0, peak = 0, reserved = 0, reserved_after = 0, mallocs = 0;
+  CHECK_OK(tc_device_synchronize(cuda));
+  CHECK_OK(tc_device_memory_stat(&before, cuda, TC_MEMORY_ALLOCATED_BYTES));
+  const int64_t size[1] = {1 << 20}; /* 4 MiB of float32 */
+  tc_tensor t = NULL;
+  CHECK_OK(tc_empty(&t, size, 1, NULL, &cuda));
+  CHECK_OK(tc_device_memory_stat(&now, cuda, TC_MEMORY_ALLOCATED_BYTES));
+  CHECK(now - before >= mib4);
+  CHECK_OK(tc_device_memory_stat(&mallocs, cuda, TC_MEMORY_NUM_DEVICE_MALLOCS));
+  CHECK(mallocs >= 1);
+  tc_tensor_release(t);
+  CHECK_OK(tc_device_memory_stat(&now, cuda, TC_MEMORY_ALLOCATED_BYTES));
+  CHECK(now == before);
+  CHECK_OK(tc_device_memory_stat(&peak, cuda, TC_MEMORY_PEAK_ALLOCATED_BYTES));
+  CHECK(peak >= before + mib4);
+  CHECK_OK(tc_device_reset_peak_memory_stats(cuda));
+  CHECK_OK(tc_device_memory_stat(&peak, cuda, TC_MEMORY_PEAK_ALLOCATED_BYTES));
+  CHECK(peak == now);
+  CHECK_OK(tc_device_memory_stat(&reserved, cuda, TC_MEMORY_RESERVED_BYTES));
+  CHECK(reserved >= now + mib4); /* the freed block stays cached */
+  CHECK_OK(tc_device_empty_cache(TC_DEVICE_CUDA));
+  CHECK_OK(tc_device_memory_stat(&reserved_after, cuda, TC_MEMORY_RESERVED_BYTES));
+  CHECK(reserved_after < reserved);
+}
+
 static void check_bad_device_index(int count) {
   const int64_t size[1] = {3};
   tc_tensor t = NULL;
@@ -318,6 +348,7 @@ int main(void) {
   check_copies();
   check_unary_ops();
   check_binary_ops();
+  check_memory_stats();
   check_bad_device_index(count);
   CHECK_OK(tc_device_synchronize(tc_device_cuda(-1)));
   return check_summary();

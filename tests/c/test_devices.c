@@ -25,6 +25,19 @@ static void check_runtime_bad_input(void) {
   CHECK_FAILS_WITH(tc_device_set_current(TC_DEVICE_CUDA, -2), TC_ERROR_DEVICE, "'index'");
   tc_device bad = {42, 0};
   CHECK_FAILS_WITH(tc_device_synchronize(bad), TC_ERROR_DEVICE, "'device_type'");
+  /* Memory statistics: kept per CUDA device, not for the CPU. */
+  int64_t v = -1;
+  CHECK_FAILS_WITH(tc_device_memory_stat(&v, tc_device_cpu(), TC_MEMORY_ALLOCATED_BYTES), TC_ERROR_NOT_IMPLEMENTED,
+                   "CPU");
+  CHECK(v == -1);
+  CHECK_FAILS_WITH(tc_device_memory_stat(NULL, tc_device_cuda(0), TC_MEMORY_ALLOCATED_BYTES), TC_ERROR_INVALID_ARGUMENT,
+                   "'out'");
+  CHECK_FAILS_WITH(tc_device_memory_stat(&v, tc_device_cuda(0), 99), TC_ERROR_INVALID_ARGUMENT, "'which'");
+  CHECK_FAILS_WITH(tc_device_memory_stat(&v, tc_device_cuda(0), -1), TC_ERROR_INVALID_ARGUMENT, "'which'");
+  CHECK_FAILS_WITH(tc_device_memory_stat(&v, bad, TC_MEMORY_ALLOCATED_BYTES), TC_ERROR_DEVICE, "'device_type'");
+  CHECK_FAILS_WITH(tc_device_reset_peak_memory_stats(tc_device_cpu()), TC_ERROR_NOT_IMPLEMENTED, "CPU");
+  CHECK_OK(tc_device_empty_cache(TC_DEVICE_CPU));
+  CHECK_FAILS_WITH(tc_device_empty_cache(99), TC_ERROR_DEVICE, "'device_type'");
 }
 
 /* Every way into CUDA fails with the same reason, and keeps failing. */
@@ -39,6 +52,12 @@ static void check_cuda_unavailable(const char* reason_needle) {
   CHECK_FAILS_WITH(tc_device_current(&n, TC_DEVICE_CUDA), TC_ERROR_DEVICE, reason_needle);
   CHECK_FAILS_WITH(tc_device_set_current(TC_DEVICE_CUDA, 0), TC_ERROR_DEVICE, reason_needle);
   CHECK_FAILS_WITH(tc_device_synchronize(tc_device_cuda(0)), TC_ERROR_DEVICE, reason_needle);
+  int64_t stat = -1;
+  CHECK_FAILS_WITH(tc_device_memory_stat(&stat, tc_device_cuda(0), TC_MEMORY_ALLOCATED_BYTES), TC_ERROR_DEVICE,
+                   reason_needle);
+  CHECK(stat == -1);
+  CHECK_FAILS_WITH(tc_device_reset_peak_memory_stats(tc_device_cuda(-1)), TC_ERROR_DEVICE, reason_needle);
+  CHECK_FAILS_WITH(tc_device_empty_cache(TC_DEVICE_CUDA), TC_ERROR_DEVICE, reason_needle);
 
   const int64_t size[2] = {2, 3};
   const tc_device cuda = tc_device_cuda(0), any_cuda = tc_device_cuda(-1);

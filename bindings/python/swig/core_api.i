@@ -365,6 +365,21 @@ static PyObject* device_synchronize(int device_type, int index) {
   Py_BEGIN_ALLOW_THREADS st = tc_device_synchronize(d);
   Py_END_ALLOW_THREADS return tcpy_check(st);
 }
+static PyObject* device_memory_stat(int device_type, int index, int which) {
+  tc_device d;
+  d.type = device_type;
+  d.index = index;
+  int64_t v = 0;
+  tc_status st = tc_device_memory_stat(&v, d, which);
+  return st == TC_OK ? PyLong_FromLongLong((long long)v) : tcpy_check(st);
+}
+static PyObject* device_reset_peak_memory_stats(int device_type, int index) {
+  tc_device d;
+  d.type = device_type;
+  d.index = index;
+  return tcpy_check(tc_device_reset_peak_memory_stats(d));
+}
+static PyObject* device_empty_cache(int device_type) { return tcpy_check(tc_device_empty_cache(device_type)); }
 %}
 
 /* What SWIG wraps from above (GIL kept: they handle Python objects). */
@@ -403,6 +418,9 @@ PyObject* device_count(int device_type);
 PyObject* device_current(int device_type);
 PyObject* device_set_current(int device_type, int index);
 PyObject* device_synchronize(int device_type, int index);
+PyObject* device_memory_stat(int device_type, int index, int which);
+PyObject* device_reset_peak_memory_stats(int device_type, int index);
+PyObject* device_empty_cache(int device_type);
 PyObject* tensor_dtype(PyObject* self);
 PyObject* tensor_dim(PyObject* self);
 PyObject* tensor_numel(PyObject* self);

@@ -51,3 +51,42 @@ def set_device(device):
 def synchronize(device=None):
     """Waits until all work queued on `device` (default: the current one) is done."""
     _C.device_synchronize(_CUDA, _index(device))
+
+
+# Memory statistics of the caching allocator (tc_memory_stat codes), torch.cuda's names.
+_STATS = {"allocated_bytes.all.current": 0, "allocated_bytes.all.peak": 1, "reserved_bytes.all.current": 2,
+          "reserved_bytes.all.peak": 3, "num_device_alloc": 4, "num_device_free": 5, "num_alloc_retries": 6,
+          "num_ooms": 7}
+
+
+def memory_allocated(device=None):
+    """Bytes held by tensors on `device` now."""
+    return _C.device_memory_stat(_CUDA, _index(device), 0)
+
+
+def max_memory_allocated(device=None):
+    """The most bytes held by tensors at once since the last reset_peak_memory_stats."""
+    return _C.device_memory_stat(_CUDA, _index(device), 1)
+
+
+def memory_reserved(device=None):
+    """Bytes the caching allocator holds from the device (allocated plus cached)."""
+    return _C.device_memory_stat(_CUDA, _index(device), 2)
+
+
+def max_memory_reserved(device=None):
+    return _C.device_memory_stat(_CUDA, _index(device), 3)
+
+
+def memory_stats(device=None):
+    """The allocator's statistics as a dict, with torch.cuda.memory_stats' key names."""
+    return {name: _C.device_memory_stat(_CUDA, _index(device), code) for name, code in _STATS.items()}
+
+
+def reset_peak_memory_stats(device=None):
+    _C.device_reset_peak_memory_stats(_CUDA, _index(device))
+
+
+def empty_cache():
+    """Returns cached memory no tensor uses to the device (every device)."""
+    _C.device_empty_cache(_CUDA)

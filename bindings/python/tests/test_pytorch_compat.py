@@ -88,6 +88,16 @@ def test_cuda_module_answers():
         assert 0 <= tensorc.cuda.current_device() < tensorc.cuda.device_count()
         x = tensorc.ones(3, device="cuda")
         assert x.is_cuda and x.cpu().tolist() == [1.0, 1.0, 1.0]
+        assert ((x * 2).exp() - 1).cpu().tolist() == pytest.approx([6.389056] * 3, rel=1e-5)
+        held = tensorc.cuda.memory_allocated()
+        y = tensorc.empty(1 << 20, device="cuda")
+        assert tensorc.cuda.memory_allocated() >= held + (4 << 20)
+        assert tensorc.cuda.memory_stats()["allocated_bytes.all.peak"] >= held + (4 << 20)
+        del y
+        assert tensorc.cuda.memory_allocated() == held
+        tensorc.cuda.empty_cache()
+        tensorc.cuda.reset_peak_memory_stats()
+        assert tensorc.cuda.max_memory_allocated() == held
     else:
         # The backend's reason, the same one every CUDA call raises with.
         why = tensorc.cuda.unavailable_reason()
@@ -97,6 +107,10 @@ def test_cuda_module_answers():
             tensorc.ones(3, device="cuda")
         with pytest.raises(RuntimeError, match="not available"):
             tensorc.cuda.synchronize()
+        for stat in (tensorc.cuda.memory_allocated, tensorc.cuda.max_memory_reserved, tensorc.cuda.memory_stats,
+                     tensorc.cuda.reset_peak_memory_stats, tensorc.cuda.empty_cache):
+            with pytest.raises(RuntimeError, match="not available"):
+                stat()
 
 
 def test_inference_mode_turns_recording_off():
