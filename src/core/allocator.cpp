@@ -36,12 +36,11 @@ class CpuAllocator final : public Allocator {
  public:
   DataPtr allocate(size_t nbytes) override {
     if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, Device(DeviceType::CPU));
+    // No machine has half the address space to give; below that, the
+    // roundings cannot wrap around.
+    TC_CHECK(nbytes <= SIZE_MAX / 2, OutOfMemory, "allocate: ", nbytes, " bytes is too large");
     size_t rounded = (nbytes + kAlignment - 1) & ~(kAlignment - 1);
-    TC_CHECK(rounded >= nbytes, OutOfMemory, "allocate: ", nbytes, " bytes is too large");
-    if (rounded >= kHugeMin) {
-      rounded = (rounded + kHugePage - 1) & ~(kHugePage - 1);
-      TC_CHECK(rounded >= nbytes, OutOfMemory, "allocate: ", nbytes, " bytes is too large");
-    }
+    if (rounded >= kHugeMin) rounded = (rounded + kHugePage - 1) & ~(kHugePage - 1);
     if (rounded >= kCacheMin) {
       std::lock_guard<std::mutex> g(mu_);
       auto it = cache_.find(rounded);  // exact size only: no fragmentation games

@@ -43,7 +43,7 @@ TEST(CpuAllocator, LargeBlocksStartOnHugePageBoundaries) {
 
 TEST(CpuAllocator, HugeRequestsAreOutOfMemoryNotAWrap) {
   // Rounding up to whole 2 MiB pages must not wrap around to a small size.
-  for (size_t n : {SIZE_MAX - 100, SIZE_MAX - (size_t(1) << 20)}) {
+  for (size_t n : {SIZE_MAX - 100, SIZE_MAX - (size_t(1) << 20), SIZE_MAX / 2 + 1}) {
     try {
       DataPtr p = cpu_allocator()->allocate(n);
       ADD_FAILURE() << "allocated " << n << " bytes";
