@@ -88,7 +88,9 @@ TEST(CpuIsa, CapabilityVariableCapsTheChoice) {
 
 TEST(CpuIsa, StreamingLoopsAreNeverWider) {
   EXPECT_LE(int(cpu::streaming_isa()), int(cpu::isa()));
-  if (std::getenv("TC_CPU_CAPABILITY")) EXPECT_EQ(cpu::streaming_isa(), cpu::isa());
+  if (std::getenv("TC_CPU_CAPABILITY")) {
+    EXPECT_EQ(cpu::streaming_isa(), cpu::isa());
+  }
 }
 
 }  // namespace
