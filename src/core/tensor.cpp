@@ -46,6 +46,18 @@ Tensor factory_empty(const char* op, IntArrayRef sizes, ScalarType dtype, Device
   return empty_tensor(sizes, dtype, device);
 }
 
+Tensor factory_empty_strided(const char* op, IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device) {
+  TC_CHECK_TYPE(is_valid_dtype(int(dtype)), op, ": argument 'dtype' expected a supported dtype, got ", dtype);
+  return empty_strided_tensor(sizes, strides, dtype, device);
+}
+
+ScalarType full_dtype(const Scalar& fill_value, std::optional<ScalarType> dtype) {
+  const ScalarType dt =
+      dtype.value_or(fill_value.is_floating_point() ? ScalarType::Float32 : fill_value.default_dtype());
+  check_scalar_fits("full", "fill_value", fill_value, dt);
+  return dt;
+}
+
 Tensor empty_strided_tensor(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device) {
   TC_CHECK_ARG(sizes.size() == strides.size(), "empty_strided: sizes ", sizes, " and strides ", strides,
                " differ in length");

@@ -75,8 +75,13 @@ using OptionalTensor = std::optional<Tensor>;
 // Uninitialised contiguous tensor. Checks sizes (negative, overflow).
 Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device = Device(DeviceType::CPU));
 Tensor empty_strided_tensor(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device);
-// empty_tensor for a factory op of any backend: dtype and size errors name `op`.
+// empty_tensor / empty_strided_tensor for a factory op of any backend: dtype
+// and size errors name `op`.
 Tensor factory_empty(const char* op, IntArrayRef sizes, ScalarType dtype, Device device);
+Tensor factory_empty_strided(const char* op, IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device);
+// full's dtype, as PyTorch's: `dtype` when given, else float32 for a floating
+// fill value and the value's own (bool, int64) otherwise. Checks the value fits.
+ScalarType full_dtype(const Scalar& fill_value, std::optional<ScalarType> dtype);
 // A view sharing base's storage and version counter.
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
 // A tensor over memory the caller owns; `deleter(ctx, data)` runs when the

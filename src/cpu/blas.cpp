@@ -33,6 +33,7 @@
 #include "core/parallel.h"
 #include "core/sanitize.h"
 #include "core/shape.h"
+#include "cpu/isa.h"
 #include "cpu/reduce_copy.h"
 
 // Internal to BLIS: defined in libblis.a, not exported by libblis.so. Weak
@@ -55,8 +56,6 @@ bool keep_blis_default() {
   const char* e = std::getenv("TC_BLIS_ARCH");
   return (e && std::strcmp(e, "default") == 0) || std::getenv("BLIS_ARCH_TYPE") != nullptr;
 }
-// AVX-512 on 256-bit units: no gain from 512-bit kernels (cpu/isa.h).
-bool cpu_is_zen4() { return __builtin_cpu_is("amd") && __builtin_cpu_is("amdfam19h") && cpu_has_avx512(); }
 // The architecture TC_BLIS_ARCH names, or -1 (unset, "default", unknown).
 int blis_arch_asked() {
   const char* e = std::getenv("TC_BLIS_ARCH");
@@ -107,7 +106,7 @@ const Contexts& contexts() {
       if (asked >= 0 && runs_asked && nat(arch_t(asked))) {
         c.large = c.small = nat(arch_t(asked));
         c.name = bli_arch_string(arch_t(asked));
-      } else if (cpu_is_zen4() && bli_arch_query_id() == BLIS_ARCH_ZEN3) {
+      } else if (avx512_on_256bit_units() && bli_arch_query_id() == BLIS_ARCH_ZEN3) {
         // BLIS's own choice for large products (c.large stays nullptr).
       } else if (cpu_has_avx512() && nat(BLIS_ARCH_SKX)) {
         c.large = nat(BLIS_ARCH_SKX);
@@ -132,7 +131,7 @@ void blas_threads_hook(int n) {
 
 [[maybe_unused]] const bool g_registered = [] {
 #ifdef BLIS_CONFIG_SKX
-  if (!bli_gks_lookup_id && cpu_has_avx512() && !cpu_is_zen4() && !keep_blis_default())
+  if (!bli_gks_lookup_id && cpu_has_avx512() && !avx512_on_256bit_units() && !keep_blis_default())
     setenv("BLIS_ARCH_TYPE", std::to_string(int(BLIS_ARCH_SKX)).c_str(), 0);
 #endif
   register_blas_threads_hook(&blas_threads_hook);

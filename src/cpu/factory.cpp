@@ -91,10 +91,8 @@ Tensor empty_cpu(IntArrayRef size, std::optional<ScalarType> dtype, std::optiona
 
 Tensor empty_strided_cpu(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
                          std::optional<Device> device) {
-  Device dev = cpu_device("empty_strided", device);
-  ScalarType dt = dtype.value_or(kDefaultFloat);
-  TC_CHECK_TYPE(is_valid_dtype(int(dt)), "empty_strided: argument 'dtype' expected a supported dtype, got ", dt);
-  return empty_strided_tensor(size, stride, dt, dev);
+  return factory_empty_strided("empty_strided", size, stride, dtype.value_or(kDefaultFloat),
+                               cpu_device("empty_strided", device));
 }
 
 Tensor zeros_cpu(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
@@ -111,10 +109,8 @@ Tensor ones_cpu(IntArrayRef size, std::optional<ScalarType> dtype, std::optional
 // As PyTorch: without dtype, a bool fill gives bool and an integer fill int64.
 Tensor full_cpu(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
                 std::optional<Device> device) {
-  Device dev = cpu_device("full", device);
-  ScalarType dt = dtype.value_or(fill_value.is_floating_point() ? kDefaultFloat : fill_value.default_dtype());
-  check_scalar_fits("full", "fill_value", fill_value, dt);
-  return fill_new(factory_empty("full", size, dt, dev), fill_value);
+  const Device dev = cpu_device("full", device);
+  return fill_new(factory_empty("full", size, full_dtype(fill_value, dtype), dev), fill_value);
 }
 
 Tensor scalar_tensor_cpu(const Scalar& s, std::optional<ScalarType> dtype, std::optional<Device> device) {

@@ -23,7 +23,8 @@ enum class Isa { Baseline, Avx2, Avx512 };
 
 // The variant this process uses, decided once (isa.cpp): the widest the CPU
 // runs, capped by the environment variable TC_CPU_CAPABILITY=default|avx2|
-// avx512 when set (PyTorch's ATEN_CPU_CAPABILITY, with its values).
+// avx512 when set (PyTorch's ATEN_CPU_CAPABILITY, with its values; another
+// value is ignored, with a warning on stderr).
 Isa detect_isa();
 inline Isa isa() {
   static const Isa chosen = detect_isa();
@@ -34,8 +35,8 @@ inline Isa isa() {
 // streamed from and to memory): isa(), except on AMD family 19h (Zen 4),
 // whose AVX-512 runs on 256-bit units: there AVX2 streams faster (16M-element
 // add_out 6.3 ms against 7.5 ms, sum 1.8 against 2.3 ms), while compute-bound
-// loops (exp, tanh) still run 1.5x faster with AVX-512. TC_CPU_CAPABILITY,
-// when set, decides this one too.
+// loops (exp, tanh) still run 1.5x faster with AVX-512. A TC_CPU_CAPABILITY
+// value decides this one too.
 Isa detect_streaming_isa();
 inline Isa streaming_isa() {
   static const Isa chosen = detect_streaming_isa();
@@ -46,5 +47,9 @@ inline Isa streaming_isa() {
 inline Isa isa() { return Isa::Baseline; }
 inline Isa streaming_isa() { return Isa::Baseline; }
 #endif
+
+// True on CPUs whose AVX-512 runs on 256-bit units (AMD family 19h, Zen 4):
+// 512-bit code gains no throughput there, and streams slower.
+bool avx512_on_256bit_units();
 
 }  // namespace tc::cpu

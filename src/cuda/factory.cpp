@@ -38,10 +38,8 @@ Tensor empty_cuda(IntArrayRef size, std::optional<ScalarType> dtype, std::option
 Tensor empty_strided_cuda(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
                           std::optional<Device> device) {
   const Device dev = cuda_device("empty_strided", device);
-  const ScalarType dt = dtype.value_or(kDefaultFloat);
-  TC_CHECK_TYPE(is_valid_dtype(int(dt)), "empty_strided: argument 'dtype' expected a supported dtype, got ", dt);
-  cuda::DeviceGuard g(dev.index);
-  return empty_strided_tensor(size, stride, dt, dev);
+  cuda::DeviceGuard g(dev.index);  // the allocator takes the current device
+  return factory_empty_strided("empty_strided", size, stride, dtype.value_or(kDefaultFloat), dev);
 }
 
 Tensor zeros_cuda(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
@@ -54,13 +52,10 @@ Tensor ones_cuda(IntArrayRef size, std::optional<ScalarType> dtype, std::optiona
                 Scalar(int64_t(1)));
 }
 
-// As PyTorch and the CPU kernel: without dtype, a bool fill gives bool and an integer fill int64.
 Tensor full_cuda(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
                  std::optional<Device> device) {
   const Device dev = cuda_device("full", device);
-  const ScalarType dt = dtype.value_or(fill_value.is_floating_point() ? kDefaultFloat : fill_value.default_dtype());
-  check_scalar_fits("full", "fill_value", fill_value, dt);
-  return filled(new_tensor("full", size, dt, dev), fill_value);
+  return filled(new_tensor("full", size, full_dtype(fill_value, dtype), dev), fill_value);
 }
 
 }  // namespace tc::native
