@@ -18,6 +18,7 @@
 #include <mutex>
 #include <random>
 #include <string>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -571,6 +572,15 @@ TEST(CudaCachingAllocator, ManyThreads) {
   DeviceCachingAllocator a(&dev, 0);
   constexpr int kThreads = 4, kIterations = 3000, kLive = 24;
   std::atomic<int> failures{0};
+  // Each thread, once it first holds kLive blocks, waits (at most 10 s) until
+  // every thread does: the threads provably hold blocks at the same time,
+  // however the scheduler runs them.
+  std::atomic<int> full{0};
+  auto wait_for_all_full = [&] {
+    full++;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (full.load() < kThreads && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+  };
   auto work = [&](int thread) {
     std::mt19937 rng(1234u + unsigned(thread));
     const StreamHandle own_stream = StreamHandle(100 + thread);
@@ -580,6 +590,7 @@ TEST(CudaCachingAllocator, ManyThreads) {
       uint32_t tag;
     };
     std::vector<Live> live;
+    bool was_full = false;
     auto check_and_free = [&](size_t i) {
       Live b = live[i];
       uint32_t head, tail;
@@ -604,6 +615,10 @@ TEST(CudaCachingAllocator, ManyThreads) {
       std::memcpy(at(p, size - 4), &tag, 4);
       if (rng() % 10 == 0) a.record_stream(p, StreamHandle(100 + (thread + 1) % kThreads));
       live.push_back(Live{p, size, tag});
+      if (live.size() == size_t(kLive) && !was_full) {
+        was_full = true;
+        wait_for_all_full();
+      }
       if (it % 500 == 499) a.empty_cache();
     }
     while (!live.empty()) check_and_free(live.size() - 1);
