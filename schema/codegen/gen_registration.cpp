@@ -98,7 +98,8 @@ std::string gen_native_header(const Model& m) {
     }
     if (op.nf->structured)
       for (const auto& kv : op.nf->structured->loops) {
-        std::string decl = "void " + kv.second + "(TensorIter& iter);";
+        std::string decl =
+            "void " + kv.second + "(TensorIter& iter" + find_family(op.nf->structured->family)->loop_params + ");";
         if (seen.insert(decl).second)
           w << decl << "  // the " << kv.first << " loop of " << op.nf->func.name.name << " ("
             << op.nf->structured->family << ")\n";

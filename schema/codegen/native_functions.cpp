@@ -103,13 +103,13 @@ std::string default_kernel_name(const schema::OperatorName& name, const std::str
   return base + (overload.empty() ? "" : "_" + overload) + (inplace ? "_inplace" : "") + "_" + lower_backend;
 }
 
-namespace {
-
 const Family* find_family(const std::string& name) {
   for (const Family& f : kFamilies)
     if (name == f.name) return &f;
   return nullptr;
 }
+
+namespace {
 
 std::string fill_family(const char* pattern, const std::string& name) {
   std::string s = pattern;
@@ -117,15 +117,17 @@ std::string fill_family(const char* pattern, const std::string& name) {
   return at == std::string::npos ? s : s.replace(at, 2, name);
 }
 
-// The in-place and out= entries of a structured functional entry.
+// The entries a structured entry derives (its family's other variants): out=
+// ones get the function variant, the others the entry's variants.
 std::vector<NativeFunction> derive_structured(const NativeFunction& fn) {
   const Family* family = find_family(fn.structured->family);
   std::vector<NativeFunction> derived;
-  for (const char* pattern : {family->inplace, family->out}) {
+  for (const char* pattern : family->derived) {
+    if (!pattern) break;
     NativeFunction d = fn;
     d.func_text = fill_family(pattern, fn.func.name.name);
     d.func = std::get<schema::FunctionSchema>(schema::parse_schema(d.func_text));
-    if (pattern == family->out) d.variants = {Variant::Function};
+    if (d.func.kind() == schema::SchemaKind::Out) d.variants = {Variant::Function};
     derived.push_back(std::move(d));
   }
   return derived;
@@ -282,8 +284,10 @@ class EntryLoader {
     StructuredInfo info;
     info.family = family->name;
     if (!func_ok_) return;
-    const std::string want = fill_family(family->functional, fn->func.name.name);
-    if (!fn->func.name.overload.empty() || fn->func.str() != want)
+    const std::string want =
+        std::get<schema::FunctionSchema>(schema::parse_schema(fill_family(family->functional, fn->func.name.name)))
+            .str();
+    if (fn->func.str() != want)
       return error("family-signature",
                    "a `" + info.family + "` entry must be `" + want + "`, got `" + fn->func.str() + "`");
     if (fn->dispatch_given) {

@@ -13,30 +13,79 @@ namespace tc::codegen {
 
 enum class Variant { Function, Method };
 
-// An op family whose functional, in-place and out= variants come from one
-// entry (`structured: <family>`) and share one hand-written C++ function per
-// variant, tc::structured::<family>{,_,_out}(args..., op name, loop): the
+// An op family whose variants (functional, in-place, out=, and for binary
+// families the Tensor and Scalar overloads) come from one entry
+// (`structured: <family>`) and share one hand-written C++ function per kind,
+// tc::structured::<family>{,_,_out}(args..., op name, loop): the
 // device-agnostic meta step (dtypes, shapes, out= checks) that then runs the
-// op's per-device loop. One row per family.
+// op's per-device loop, `void <loop>(TensorIter& iter<loop_params>)`. The
+// Tensor and Scalar overloads of one kind are C++ overloads of one function.
+// One row per family; "{}" in a schema stands for the entry's name.
 struct Family {
   const char* name;
-  const char* functional;  // the schema the entry must have, "{}" standing for its name
-  const char* inplace;     // the derived in-place schema
-  const char* out;         // the derived out= schema
+  const char* loop_params;  // the loop's parameters after the iterator ("" or ", const Scalar& alpha")
+  const char* functional;   // the schema the entry must have
+  const char* derived[5];   // the schemas derived from it (nullptr after the last)
 };
 inline constexpr Family kFamilies[] = {
     // out = f(self), same dtype as self (abs, floor...)
-    {"unary_same", "{}(Tensor self) -> Tensor", "{}_(Tensor(a!) self) -> Tensor(a!)",
-     "{}.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)"},
+    {"unary_same",
+     "",
+     "{}(Tensor self) -> Tensor",
+     {"{}_(Tensor(a!) self) -> Tensor(a!)", "{}.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)"}},
     // out = f(self), floating: integer and bool inputs compute in float32 (exp, sin...)
-    {"unary_float", "{}(Tensor self) -> Tensor", "{}_(Tensor(a!) self) -> Tensor(a!)",
-     "{}.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)"},
+    {"unary_float",
+     "",
+     "{}(Tensor self) -> Tensor",
+     {"{}_(Tensor(a!) self) -> Tensor(a!)", "{}.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)"}},
+    // out = f(self, other) in the promoted dtype (mul)
+    {"binary",
+     "",
+     "{}.Tensor(Tensor self, Tensor other) -> Tensor",
+     {"{}_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
+      "{}.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
+      "{}.Scalar(Tensor self, Scalar other) -> Tensor", "{}_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)"}},
+    // out = f(self, other), floating: integer and bool operands compute in float32 (div)
+    {"binary_float",
+     "",
+     "{}.Tensor(Tensor self, Tensor other) -> Tensor",
+     {"{}_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
+      "{}.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
+      "{}.Scalar(Tensor self, Scalar other) -> Tensor", "{}_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)"}},
+    // out = self + alpha * other (add); alpha is checked against the result dtype
+    {"binary_alpha",
+     ", const Scalar& alpha",
+     "{}.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+     {"{}_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+      "{}.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
+      "{}.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
+      "{}_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)"}},
+    // out = self - alpha * other through the add loop given -alpha; bool operands are refused (sub)
+    {"binary_sub",
+     ", const Scalar& alpha",
+     "{}.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+     {"{}_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+      "{}.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
+      "{}.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
+      "{}_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)"}},
+    // out(bool) = f(self, other) compared in the promoted dtype; in place, self
+    // keeps its dtype and gets 0 or 1 (eq, lt...)
+    {"comparison",
+     "",
+     "{}.Tensor(Tensor self, Tensor other) -> Tensor",
+     {"{}_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
+      "{}.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
+      "{}.Scalar(Tensor self, Scalar other) -> Tensor", "{}_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
+      "{}.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)"}},
 };
+
+// The row of kFamilies called `name`; nullptr if none.
+const Family* find_family(const std::string& name);
 
 // What a structured entry (and each variant derived from it) carries.
 struct StructuredInfo {
   std::string family;
-  // Backend key -> the op's loop there, `void <loop>(TensorIter&)` in
+  // Backend key -> the op's loop there, `void <loop>(TensorIter&...)` in
   // tc::native. Default (no `dispatch:`): {CPU: <name>_loop_cpu}; a list
   // (`dispatch: CPU, CUDA`) gives each backend <name>_loop_<backend>.
   std::map<std::string, std::string> loops;
@@ -53,7 +102,7 @@ struct NativeFunction {
   bool device_guard = true;
   bool device_check = true;
   std::vector<std::string> tags;
-  std::optional<StructuredInfo> structured;  // set on all three variants of a structured entry
+  std::optional<StructuredInfo> structured;  // set on every variant of a structured entry
   std::string file;
   int line = 0;  // 1-based line of the entry's `func:`
 
@@ -108,8 +157,8 @@ struct LoadOptions {
 //   family-signature   a structured entry's func is not its family's schema
 //   structured-dispatch  a structured entry's `dispatch:` names a composite key
 //                      (it maps backends to loops)
-// A structured entry expands into its functional, in-place and out= entries
-// (the in-place one gets the entry's variants, out= the function variant).
+// A structured entry expands into the entries of its family's variants (out=
+// ones get the function variant, the others the entry's variants).
 // ("yaml" also covers a key whose value has the wrong YAML kind, a repeated key
 // in one entry, and an empty `dispatch:`.)
 // Every error's line is the 1-based line of the offending entry (its `func:`);

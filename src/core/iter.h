@@ -128,6 +128,9 @@ class TensorIter {
   // a copy, so results never depend on the loop's order.
   void build();
 
+  // The op name errors start with (the loops' dtype dispatch names it too).
+  const char* op_name() const { return op_; }
+
   // ---- results of build() ----
   int ntensors() const { return nops_; }
   int noutputs() const { return nouts_; }

@@ -53,41 +53,16 @@ T mul_plain(T a, T b) {
     return opmath_t<T>(a) * opmath_t<T>(b);
 }
 
-// out = a + alpha * b (alpha negated for sub / rsub).
-void add_kernel(TensorIter& it, const Scalar& alpha, bool negate, const char* name) {
-  const ScalarType dt = it.common_dtype();
-  check_alpha(dt, alpha, name);
-  const Scalar al = negate ? -alpha : alpha;
-  TC_DISPATCH_ALL_TYPES_AND_BOOL(dt, name, [&] {
-    if (cpu::scalar_is_one(al)) {
+// out = a + alpha * b (rsub passes alpha negated).
+void add_kernel(TensorIter& it, const Scalar& alpha, const char* name) {
+  TC_DISPATCH_ALL_TYPES_AND_BOOL(it.common_dtype(), name, [&] {
+    if (cpu::scalar_is_one(alpha)) {
       cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return add_plain(a, b); });
     } else {
-      const opmath_t<scalar_t> w = al.to<opmath_t<scalar_t>>();
+      const opmath_t<scalar_t> w = alpha.to<opmath_t<scalar_t>>();
       cpu_kernel(it, [w](scalar_t a, scalar_t b) -> scalar_t { return add_alpha(a, b, w); });
     }
   });
-}
-
-void add_into(Tensor& out, TensorOrNumber a, TensorOrNumber b, const Scalar& alpha, bool negate, Write w,
-              const char* name) {
-  run_binary(out, a, b, w, name, false, [&](TensorIter& it) { add_kernel(it, alpha, negate, name); });
-}
-
-void sub_into(Tensor& out, TensorOrNumber a, TensorOrNumber b, const Scalar& alpha, Write w, const char* name) {
-  check_sub(a, b, name);
-  add_into(out, a, b, alpha, true, w, name);
-}
-
-// ---- mul ----
-
-void mul_kernel(TensorIter& it, const char* name) {
-  TC_DISPATCH_ALL_TYPES_AND_BOOL(it.common_dtype(), name, [&] {
-    cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return mul_plain(a, b); });
-  });
-}
-
-void mul_into(Tensor& out, TensorOrNumber a, TensorOrNumber b, Write w, const char* name) {
-  run_binary(out, a, b, w, name, false, [&](TensorIter& it) { mul_kernel(it, name); });
 }
 
 // ---- division family ----
@@ -353,112 +328,30 @@ Tensor binary_functional(TensorOrNumber a, TensorOrNumber b, const char* name, b
 
 }  // namespace
 
-// ---- add ----
-Tensor add_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  Tensor out;
-  add_into(out, self, other, alpha, false, Write::Functional, "add");
-  return out;
+// ---- the loops of the structured families (add and sub share add's) ----
+void add_loop_cpu(TensorIter& it, const Scalar& alpha) { add_kernel(it, alpha, it.op_name()); }
+void mul_loop_cpu(TensorIter& it) {
+  TC_DISPATCH_ALL_TYPES_AND_BOOL(it.common_dtype(), it.op_name(), [&] {
+    cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return mul_plain(a, b); });
+  });
 }
-Tensor& add_inplace_cpu(Tensor& self, const Tensor& other, const Scalar& alpha) {
-  add_into(self, self, other, alpha, false, Write::InPlace, "add_");
-  return self;
-}
-Tensor& add_out_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
-  add_into(out, self, other, alpha, false, Write::Out, "add");
-  return out;
-}
-Tensor add_scalar_cpu(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  Tensor out;
-  add_into(out, self, other, alpha, false, Write::Functional, "add");
-  return out;
-}
-Tensor& add_scalar_inplace_cpu(Tensor& self, const Scalar& other, const Scalar& alpha) {
-  add_into(self, self, other, alpha, false, Write::InPlace, "add_");
-  return self;
-}
+void div_loop_cpu(TensorIter& it) { div_true_kernel(it, it.op_name()); }
 
-// ---- sub / rsub ----
-Tensor sub_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  Tensor out;
-  sub_into(out, self, other, alpha, Write::Functional, "sub");
-  return out;
-}
-Tensor& sub_inplace_cpu(Tensor& self, const Tensor& other, const Scalar& alpha) {
-  sub_into(self, self, other, alpha, Write::InPlace, "sub_");
-  return self;
-}
-Tensor& sub_out_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
-  sub_into(out, self, other, alpha, Write::Out, "sub");
-  return out;
-}
-Tensor sub_scalar_cpu(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  Tensor out;
-  sub_into(out, self, other, alpha, Write::Functional, "sub");
-  return out;
-}
-Tensor& sub_scalar_inplace_cpu(Tensor& self, const Scalar& other, const Scalar& alpha) {
-  sub_into(self, self, other, alpha, Write::InPlace, "sub_");
-  return self;
-}
-// rsub(self, other, alpha) = other - alpha * self
+// ---- rsub(self, other, alpha) = other - alpha * self ----
 Tensor rsub_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  Tensor out;
-  sub_into(out, other, self, alpha, Write::Functional, "rsub");
-  return out;
+  return structured::binary_sub(other, self, alpha, "rsub", &add_loop_cpu);
 }
 Tensor rsub_scalar_cpu(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   Tensor out;
-  sub_into(out, other, self, alpha, Write::Functional, "rsub");
+  check_sub(other, self, "rsub");
+  run_binary(out, other, self, Write::Functional, "rsub", false, [&](TensorIter& it) {
+    check_alpha(it.common_dtype(), alpha, "rsub");
+    add_kernel(it, -alpha, "rsub");
+  });
   return out;
-}
-
-// ---- mul ----
-Tensor mul_cpu(const Tensor& self, const Tensor& other) {
-  Tensor out;
-  mul_into(out, self, other, Write::Functional, "mul");
-  return out;
-}
-Tensor& mul_inplace_cpu(Tensor& self, const Tensor& other) {
-  mul_into(self, self, other, Write::InPlace, "mul_");
-  return self;
-}
-Tensor& mul_out_cpu(const Tensor& self, const Tensor& other, Tensor& out) {
-  mul_into(out, self, other, Write::Out, "mul");
-  return out;
-}
-Tensor mul_scalar_cpu(const Tensor& self, const Scalar& other) {
-  Tensor out;
-  mul_into(out, self, other, Write::Functional, "mul");
-  return out;
-}
-Tensor& mul_scalar_inplace_cpu(Tensor& self, const Scalar& other) {
-  mul_into(self, self, other, Write::InPlace, "mul_");
-  return self;
 }
 
 // ---- div / floor_divide ----
-Tensor div_cpu(const Tensor& self, const Tensor& other) {
-  Tensor out;
-  div_into(out, self, other, Rounding::None, Write::Functional, "div");
-  return out;
-}
-Tensor& div_inplace_cpu(Tensor& self, const Tensor& other) {
-  div_into(self, self, other, Rounding::None, Write::InPlace, "div_");
-  return self;
-}
-Tensor& div_out_cpu(const Tensor& self, const Tensor& other, Tensor& out) {
-  div_into(out, self, other, Rounding::None, Write::Out, "div");
-  return out;
-}
-Tensor div_scalar_cpu(const Tensor& self, const Scalar& other) {
-  Tensor out;
-  div_into(out, self, other, Rounding::None, Write::Functional, "div");
-  return out;
-}
-Tensor& div_scalar_inplace_cpu(Tensor& self, const Scalar& other) {
-  div_into(self, self, other, Rounding::None, Write::InPlace, "div_");
-  return self;
-}
 Tensor div_mode_cpu(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
   Tensor out;
   div_into(out, self, other, parse_rounding(rounding_mode, "div"), Write::Functional, "div");

@@ -46,11 +46,9 @@ Tensor bool_result(TensorOrNumber a, TensorOrNumber b, const char* name, Body bo
 }
 
 template <Cmp C>
-Tensor compare_op(TensorOrNumber a, TensorOrNumber b, const char* name) {
-  return bool_result(a, b, name, [name](TensorIter& it) {
-    TC_DISPATCH_ALL_TYPES_AND_BOOL(it.common_dtype(), name, [&] {
-      cpu_kernel(it, [](scalar_t x, scalar_t y) -> bool { return compare<C>(x, y); });
-    });
+void compare_loop(TensorIter& it) {
+  TC_DISPATCH_ALL_TYPES_AND_BOOL(it.common_dtype(), it.op_name(), [&] {
+    cpu_kernel(it, [](scalar_t x, scalar_t y) -> bool { return compare<C>(x, y); });
   });
 }
 
@@ -122,19 +120,13 @@ Tensor bitwise_op(TensorOrNumber a, TensorOrNumber b, const char* name) {
 
 }  // namespace
 
-// ---- comparisons ----
-Tensor eq_cpu(const Tensor& self, const Tensor& other) { return compare_op<Cmp::Eq>(self, other, "eq"); }
-Tensor eq_scalar_cpu(const Tensor& self, const Scalar& other) { return compare_op<Cmp::Eq>(self, other, "eq"); }
-Tensor ne_cpu(const Tensor& self, const Tensor& other) { return compare_op<Cmp::Ne>(self, other, "ne"); }
-Tensor ne_scalar_cpu(const Tensor& self, const Scalar& other) { return compare_op<Cmp::Ne>(self, other, "ne"); }
-Tensor lt_cpu(const Tensor& self, const Tensor& other) { return compare_op<Cmp::Lt>(self, other, "lt"); }
-Tensor lt_scalar_cpu(const Tensor& self, const Scalar& other) { return compare_op<Cmp::Lt>(self, other, "lt"); }
-Tensor le_cpu(const Tensor& self, const Tensor& other) { return compare_op<Cmp::Le>(self, other, "le"); }
-Tensor le_scalar_cpu(const Tensor& self, const Scalar& other) { return compare_op<Cmp::Le>(self, other, "le"); }
-Tensor gt_cpu(const Tensor& self, const Tensor& other) { return compare_op<Cmp::Gt>(self, other, "gt"); }
-Tensor gt_scalar_cpu(const Tensor& self, const Scalar& other) { return compare_op<Cmp::Gt>(self, other, "gt"); }
-Tensor ge_cpu(const Tensor& self, const Tensor& other) { return compare_op<Cmp::Ge>(self, other, "ge"); }
-Tensor ge_scalar_cpu(const Tensor& self, const Scalar& other) { return compare_op<Cmp::Ge>(self, other, "ge"); }
+// ---- the comparison family's loops ----
+void eq_loop_cpu(TensorIter& it) { compare_loop<Cmp::Eq>(it); }
+void ne_loop_cpu(TensorIter& it) { compare_loop<Cmp::Ne>(it); }
+void lt_loop_cpu(TensorIter& it) { compare_loop<Cmp::Lt>(it); }
+void le_loop_cpu(TensorIter& it) { compare_loop<Cmp::Le>(it); }
+void gt_loop_cpu(TensorIter& it) { compare_loop<Cmp::Gt>(it); }
+void ge_loop_cpu(TensorIter& it) { compare_loop<Cmp::Ge>(it); }
 
 // ---- logical ----
 Tensor logical_and_cpu(const Tensor& self, const Tensor& other) {

@@ -28,7 +28,8 @@ struct Geometry {
 };
 
 // The element-wise ops of the pointwise loop. Binary: out = a + alpha * b,
-// a * b, a / b. Unary: out = f(a), as the CPU loops of the same names.
+// a * b, a / b, comparisons. Unary: out = f(a), as the CPU loops of the same
+// names.
 enum class PointwiseOp : int {
   Add,
   Mul,
@@ -62,6 +63,12 @@ enum class PointwiseOp : int {
   Tanh,
   Sigmoid,
   Erf,
+  Eq,  // comparisons: 1 or 0 in the compute type, stored as the output's dtype
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
   Count
 };
 

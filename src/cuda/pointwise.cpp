@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The CUDA pointwise loops. Each op's meta step is the CPU's (the unary
-// families of structured/families.h, the binary step of structured/binary.h,
-// over a TensorIter planned on the tensors' device); only the loop differs:
-// one launch of the driver's pointwise kernel with the op's code.
+// The CUDA pointwise loops. Each op's meta step is the CPU's (the families
+// of structured/families.h, over a TensorIter planned on the tensors'
+// device); only the loop differs: one launch of the driver's pointwise kernel
+// with the op's code.
 #include "cuda/pointwise.h"
 
 #include "core/error.h"
@@ -80,7 +80,7 @@ void launch_pointwise(const TensorIter& it, PointwiseOp kind, const char* op, co
 
 }  // namespace tc::cuda
 
-// ---- the loops of the unary families (`dispatch: CPU, CUDA` in schema/ops.yaml) ----
+// ---- the loops of the structured families (`dispatch: CPU, CUDA` in schema/ops.yaml) ----
 namespace tc::native {
 namespace {
 
@@ -123,5 +123,18 @@ void cosh_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Cosh, "cosh")
 void tanh_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Tanh, "tanh"); }
 void sigmoid_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Sigmoid, "sigmoid"); }
 void erf_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Erf, "erf"); }
+
+// add and sub (which passes -alpha); the meta step has checked alpha.
+void add_loop_cuda(TensorIter& it, const Scalar& alpha) {
+  cuda::launch_pointwise(it, cuda::PointwiseOp::Add, it.op_name(), alpha);
+}
+void mul_loop_cuda(TensorIter& it) { cuda::launch_pointwise(it, cuda::PointwiseOp::Mul, it.op_name()); }
+void div_loop_cuda(TensorIter& it) { cuda::launch_pointwise(it, cuda::PointwiseOp::Div, it.op_name()); }
+void eq_loop_cuda(TensorIter& it) { cuda::launch_pointwise(it, cuda::PointwiseOp::Eq, it.op_name()); }
+void ne_loop_cuda(TensorIter& it) { cuda::launch_pointwise(it, cuda::PointwiseOp::Ne, it.op_name()); }
+void lt_loop_cuda(TensorIter& it) { cuda::launch_pointwise(it, cuda::PointwiseOp::Lt, it.op_name()); }
+void le_loop_cuda(TensorIter& it) { cuda::launch_pointwise(it, cuda::PointwiseOp::Le, it.op_name()); }
+void gt_loop_cuda(TensorIter& it) { cuda::launch_pointwise(it, cuda::PointwiseOp::Gt, it.op_name()); }
+void ge_loop_cuda(TensorIter& it) { cuda::launch_pointwise(it, cuda::PointwiseOp::Ge, it.op_name()); }
 
 }  // namespace tc::native

@@ -7,6 +7,8 @@
 //   Tensor  tc::structured::unary_float    (self,      "exp", &exp_loop_cpu)
 //   Tensor& tc::structured::unary_float_   (self,      "exp_", ...)
 //   Tensor& tc::structured::unary_float_out(self, out, "exp", ...)
+//   Tensor  tc::structured::binary_alpha   (self, other, alpha, "add", &add_loop_cpu)
+//   (other a Tensor or a Scalar: the .Tensor and .Scalar overloads)
 //
 // The family function is the device-agnostic meta step: it plans the loop
 // (result dtype, broadcasting, out= resizing and casting rules, overlap), then
@@ -22,6 +24,8 @@ namespace tc::structured {
 
 // An op's per-backend loop over a planned iterator.
 using Loop = void (*)(TensorIter& iter);
+// The loop of the alpha families: out = a + alpha * b (add; sub passes -alpha).
+using AlphaLoop = void (*)(TensorIter& iter, const Scalar& alpha);
 
 enum class Write { Functional, InPlace, Out };
 
@@ -49,5 +53,49 @@ Tensor& unary_same_out(const Tensor& self, Tensor& out, const char* op, Loop loo
 Tensor unary_float(const Tensor& self, const char* op, Loop loop);
 Tensor& unary_float_(Tensor& self, const char* op, Loop loop);
 Tensor& unary_float_out(const Tensor& self, Tensor& out, const char* op, Loop loop);
+
+// The binary families; each kind takes `other` as a Tensor (the .Tensor
+// overload) or a Scalar (.Scalar). Out= variants are Tensor-only, except for
+// comparisons.
+// binary: out = f(self, other) in the promoted dtype (mul).
+Tensor binary(const Tensor& self, const Tensor& other, const char* op, Loop loop);
+Tensor binary(const Tensor& self, const Scalar& other, const char* op, Loop loop);
+Tensor& binary_(Tensor& self, const Tensor& other, const char* op, Loop loop);
+Tensor& binary_(Tensor& self, const Scalar& other, const char* op, Loop loop);
+Tensor& binary_out(const Tensor& self, const Tensor& other, Tensor& out, const char* op, Loop loop);
+
+// binary_float: as binary, but integer and bool operands compute in float32 (div).
+Tensor binary_float(const Tensor& self, const Tensor& other, const char* op, Loop loop);
+Tensor binary_float(const Tensor& self, const Scalar& other, const char* op, Loop loop);
+Tensor& binary_float_(Tensor& self, const Tensor& other, const char* op, Loop loop);
+Tensor& binary_float_(Tensor& self, const Scalar& other, const char* op, Loop loop);
+Tensor& binary_float_out(const Tensor& self, const Tensor& other, Tensor& out, const char* op, Loop loop);
+
+// binary_alpha: out = self + alpha * other (add); alpha must suit the result
+// dtype (no float alpha for integers, bool alpha only for bool).
+Tensor binary_alpha(const Tensor& self, const Tensor& other, const Scalar& alpha, const char* op, AlphaLoop loop);
+Tensor binary_alpha(const Tensor& self, const Scalar& other, const Scalar& alpha, const char* op, AlphaLoop loop);
+Tensor& binary_alpha_(Tensor& self, const Tensor& other, const Scalar& alpha, const char* op, AlphaLoop loop);
+Tensor& binary_alpha_(Tensor& self, const Scalar& other, const Scalar& alpha, const char* op, AlphaLoop loop);
+Tensor& binary_alpha_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out, const char* op,
+                         AlphaLoop loop);
+
+// binary_sub: out = self - alpha * other, run as the add loop given -alpha
+// (sub); bool operands are refused before anything is planned.
+Tensor binary_sub(const Tensor& self, const Tensor& other, const Scalar& alpha, const char* op, AlphaLoop loop);
+Tensor binary_sub(const Tensor& self, const Scalar& other, const Scalar& alpha, const char* op, AlphaLoop loop);
+Tensor& binary_sub_(Tensor& self, const Tensor& other, const Scalar& alpha, const char* op, AlphaLoop loop);
+Tensor& binary_sub_(Tensor& self, const Scalar& other, const Scalar& alpha, const char* op, AlphaLoop loop);
+Tensor& binary_sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out, const char* op,
+                       AlphaLoop loop);
+
+// comparison: out(bool) = f(self, other) compared in the promoted dtype; the
+// in-place form keeps self's dtype and stores 0 or 1 (eq, lt...).
+Tensor comparison(const Tensor& self, const Tensor& other, const char* op, Loop loop);
+Tensor comparison(const Tensor& self, const Scalar& other, const char* op, Loop loop);
+Tensor& comparison_(Tensor& self, const Tensor& other, const char* op, Loop loop);
+Tensor& comparison_(Tensor& self, const Scalar& other, const char* op, Loop loop);
+Tensor& comparison_out(const Tensor& self, const Tensor& other, Tensor& out, const char* op, Loop loop);
+Tensor& comparison_out(const Tensor& self, const Scalar& other, Tensor& out, const char* op, Loop loop);
 
 }  // namespace tc::structured

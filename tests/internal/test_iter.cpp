@@ -150,7 +150,7 @@ TEST(Planner, TransposedInputsGiveTransposedOutput) {
   EXPECT_EQ(it.ndim(), 1);  // same layout everywhere: one dense run
   EXPECT_EQ(out.sizes().vec(), (std::vector<int64_t>{3, 2}));
   EXPECT_EQ(out.strides().vec(), (std::vector<int64_t>{1, 3}));  // as PyTorch: follows the input
-  Tensor sum = add_cpu(t, t, 1);
+  Tensor sum = structured_add_Tensor_cpu(t, t, 1);
   EXPECT_EQ(sum.strides().vec(), (std::vector<int64_t>{1, 3}));
   expect_values(sum, {2, 8, 4, 10, 6, 12});
 }
@@ -160,16 +160,16 @@ TEST(Planner, MixedLayoutsFollowTheOutputOrder) {
   Tensor t = transpose2d(base);                            // logical [[1,4],[2,5],[3,6]]
   Tensor c = make({10, 20, 30, 40, 50, 60}, {3, 2}, F32);  // contiguous
   Tensor out = empty_tensor({3, 2}, F32);
-  add_out_cpu(t, c, 1, out);
+  structured_add_out_cpu(t, c, 1, out);
   expect_values(out, {11, 24, 32, 45, 53, 66});
-  Tensor r = add_cpu(c, t, 1);
+  Tensor r = structured_add_Tensor_cpu(c, t, 1);
   EXPECT_TRUE(r.is_contiguous());  // first input's layout wins the tie
   expect_values(r, {11, 24, 32, 45, 53, 66});
 }
 
 TEST(Planner, OuterBroadcast) {
   Tensor col = make({1, 2, 3}, {3, 1}, I64), row = make({10, 20, 30, 40}, {1, 4}, I64);
-  Tensor r = add_cpu(col, row, 1);
+  Tensor r = structured_add_Tensor_cpu(col, row, 1);
   EXPECT_EQ(r.sizes().vec(), (std::vector<int64_t>{3, 4}));
   EXPECT_EQ(r.dtype(), I64);
   expect_values(r, {11, 21, 31, 41, 12, 22, 32, 42, 13, 23, 33, 43});
@@ -185,12 +185,12 @@ TEST(Planner, ZeroSizeRunsNoLoop) {
   bool called = false;
   it.for_each([&](char**, const int64_t*, int64_t) { called = true; });
   EXPECT_FALSE(called);
-  EXPECT_EQ(add_cpu(a, b, 1).numel(), 0);
+  EXPECT_EQ(structured_add_Tensor_cpu(a, b, 1).numel(), 0);
 }
 
 TEST(Planner, ZeroDim) {
   Tensor a = scalar_tensor(3, I64), b = scalar_tensor(4, I32);
-  Tensor r = mul_cpu(a, b);
+  Tensor r = structured_mul_Tensor_cpu(a, b);
   EXPECT_EQ(r.dim(), 0);
   EXPECT_EQ(r.dtype(), I64);
   expect_values(r, {12});
@@ -223,8 +223,8 @@ TEST(Planner, ParallelLargeBroadcastAdd) {
   for (int64_t j = 0; j < cols; ++j) bv[size_t(j)] = double(j);
   Tensor a = make(av, {rows, cols}, F64), b = make(bv, {cols}, F64);
   Tensor at = transpose2d(make(av, {cols, rows}, F64));  // non-contiguous operand too
-  Tensor r = add_cpu(a, b, 2);
-  Tensor r2 = add_cpu(at, b, 1);
+  Tensor r = structured_add_Tensor_cpu(a, b, 2);
+  Tensor r2 = structured_add_Tensor_cpu(at, b, 1);
   std::vector<double> got = values(r), got2 = values(r2), atv = values(at);
   for (int64_t i = 0; i < rows * cols; ++i) {
     ASSERT_EQ(got[size_t(i)], av[size_t(i)] + 2 * bv[size_t(i % cols)]);
@@ -245,21 +245,21 @@ TEST(Planner, ParallelLargeBroadcastAdd) {
 TEST(Planner, BroadcastShapeMismatchIsInvalidArgument) {
   Tensor a = vec({1, 2}), b = vec({1, 2, 3});
   std::string msg;
-  EXPECT_EQ(error_of([&] { add_cpu(a, b, 1); }, &msg), ErrorCode::InvalidArgument);
+  EXPECT_EQ(error_of([&] { structured_add_Tensor_cpu(a, b, 1); }, &msg), ErrorCode::InvalidArgument);
   EXPECT_NE(msg.find("add"), std::string::npos) << msg;
 }
 
 TEST(Planner, InPlaceShapeMustMatch) {
   Tensor a = vec({1, 2}), b = make({1, 2, 3, 4}, {2, 2}, F32);
   std::string msg;
-  EXPECT_EQ(error_of([&] { add_inplace_cpu(a, b, 1); }, &msg), ErrorCode::InvalidArgument);
+  EXPECT_EQ(error_of([&] { structured_add_inplace_Tensor_cpu(a, b, 1); }, &msg), ErrorCode::InvalidArgument);
   EXPECT_NE(msg.find("doesn't match the broadcast shape"), std::string::npos) << msg;
   expect_values(a, {1, 2});
 }
 
 TEST(Planner, EmptyOutIsResized) {
   Tensor a = vec({1, 2}), out = empty_tensor({0}, F32);
-  add_out_cpu(a, a, 1, out);
+  structured_add_out_cpu(a, a, 1, out);
   EXPECT_EQ(out.sizes().vec(), (std::vector<int64_t>{2}));
   expect_values(out, {2, 4});
 }
@@ -268,7 +268,7 @@ TEST(Planner, NonEmptyOutOfAnotherShapeIsRefusedAndKept) {
   Tensor a = vec({1, 2}), out = vec({7, 7, 7, 7, 7});
   const uint32_t v0 = out.version();
   std::string msg;
-  EXPECT_EQ(error_of([&] { add_out_cpu(a, a, 1, out); }, &msg), ErrorCode::InvalidArgument);
+  EXPECT_EQ(error_of([&] { structured_add_out_cpu(a, a, 1, out); }, &msg), ErrorCode::InvalidArgument);
   EXPECT_NE(msg.find("pass an empty tensor"), std::string::npos) << msg;
   expect_values(out, {7, 7, 7, 7, 7});
   EXPECT_EQ(out.version(), v0);
@@ -280,7 +280,7 @@ TEST(Planner, FailedOutIsNotResized) {
   Tensor out = make_view(x, {0}, {1}, 1);
   const void* before = x.data_ptr();
   std::string msg;
-  EXPECT_EQ(error_of([&] { add_out_cpu(x, x, 1, out); }, &msg), ErrorCode::InvalidArgument);
+  EXPECT_EQ(error_of([&] { structured_add_out_cpu(x, x, 1, out); }, &msg), ErrorCode::InvalidArgument);
   EXPECT_NE(msg.find("refer to a single memory location"), std::string::npos) << msg;
   EXPECT_EQ(out.sizes().vec(), (std::vector<int64_t>{0}));
   EXPECT_EQ(x.data_ptr(), before);  // the shared storage did not grow
@@ -291,9 +291,9 @@ TEST(Planner, TransposedSelfOverlapIsRefusedAndKept) {
   Tensor x = make({1, 2, 3, 4, 5, 6, 7, 8, 9}, {3, 3}, F32);
   Tensor xt = transpose2d(x);
   std::string msg;
-  EXPECT_EQ(error_of([&] { add_inplace_cpu(x, xt, 1); }, &msg), ErrorCode::InvalidArgument);
+  EXPECT_EQ(error_of([&] { structured_add_inplace_Tensor_cpu(x, xt, 1); }, &msg), ErrorCode::InvalidArgument);
   EXPECT_NE(msg.find("refer to a single memory location"), std::string::npos) << msg;
-  EXPECT_EQ(error_of([&] { add_out_cpu(x, x, 1, xt); }), ErrorCode::InvalidArgument);
+  EXPECT_EQ(error_of([&] { structured_add_out_cpu(x, x, 1, xt); }), ErrorCode::InvalidArgument);
   EXPECT_EQ(error_of([&] { copy_inplace_cpu(x, xt, false); }), ErrorCode::InvalidArgument);
   expect_values(x, {1, 2, 3, 4, 5, 6, 7, 8, 9});
 }
@@ -302,7 +302,7 @@ TEST(Planner, DisjointColumnsOfOneMatrixAreNotOverlap) {
   // Byte ranges meet, elements do not: the exact check lets it run.
   Tensor x = make({1, 2, 3, 4, 5, 6}, {3, 2}, F32);
   Tensor c0 = make_view(x, {3}, {2}, 0), c1 = make_view(x, {3}, {2}, 1);
-  add_inplace_cpu(c0, c1, 1);
+  structured_add_inplace_Tensor_cpu(c0, c1, 1);
   expect_values(x, {3, 2, 7, 4, 11, 6});
 }
 
@@ -330,13 +330,13 @@ TEST(MemoryOverlap, ExactWhereRangesMeet) {
 TEST(Planner, OutputOfWiderDtypeGoesThroughTemporary) {
   Tensor a = vec({1.5, 2.25}), out = empty_tensor({2}, F64);
   uint32_t v0 = out.version();
-  add_out_cpu(a, a, 1, out);
+  structured_add_out_cpu(a, a, 1, out);
   EXPECT_EQ(out.dtype(), F64);
   expect_values(out, {3, 4.5});
   EXPECT_GT(out.version(), v0);
   // int compute into a float out is allowed; float compute into int is not.
   Tensor i = vec({3, -2}, I64), fo = empty_tensor({2}, F32);
-  add_out_cpu(i, i, 1, fo);
+  structured_add_out_cpu(i, i, 1, fo);
   expect_values(fo, {6, -4});
 }
 
@@ -344,19 +344,19 @@ TEST(Planner, InPlaceUnsafeCastIsTypeErrorAndLeavesSelf) {
   Tensor i = vec({3, -2}, I64), f = vec({0.5, 0.5});
   std::string msg;
   const uint32_t v0 = i.version();
-  EXPECT_EQ(error_of([&] { add_inplace_cpu(i, f, 1); }, &msg), ErrorCode::Type);
+  EXPECT_EQ(error_of([&] { structured_add_inplace_Tensor_cpu(i, f, 1); }, &msg), ErrorCode::Type);
   EXPECT_NE(msg.find("float32"), std::string::npos) << msg;
   EXPECT_NE(msg.find("int64"), std::string::npos) << msg;
   expect_values(i, {3, -2});
   EXPECT_EQ(i.version(), v0);
-  EXPECT_EQ(error_of([&] { mul_scalar_inplace_cpu(i, Scalar(1.5)); }), ErrorCode::Type);
+  EXPECT_EQ(error_of([&] { structured_mul_inplace_Scalar_cpu(i, Scalar(1.5)); }), ErrorCode::Type);
   Tensor b = vec({1, 0}, B);
-  EXPECT_EQ(error_of([&] { add_inplace_cpu(b, i, 1); }), ErrorCode::Type);
+  EXPECT_EQ(error_of([&] { structured_add_inplace_Tensor_cpu(b, i, 1); }), ErrorCode::Type);
 }
 
 TEST(Planner, InPlaceUpcastInputComputesInWiderType) {
   Tensor f = vec({1.5, 2.5}), d = vec({0.25, 0.25}, F64);
-  add_inplace_cpu(f, d, 1);
+  structured_add_inplace_Tensor_cpu(f, d, 1);
   EXPECT_EQ(f.dtype(), F32);
   expect_values(f, {1.75, 2.75});
 }
@@ -365,21 +365,21 @@ TEST(Planner, OverlapChecks) {
   Tensor base = vec({1, 2});
   Tensor expanded = make_view(base, {3, 2}, {0, 1}, 0);
   std::string msg;
-  EXPECT_EQ(error_of([&] { add_scalar_inplace_cpu(expanded, 1, 1); }, &msg), ErrorCode::InvalidArgument);
+  EXPECT_EQ(error_of([&] { structured_add_inplace_Scalar_cpu(expanded, 1, 1); }, &msg), ErrorCode::InvalidArgument);
   EXPECT_NE(msg.find("more than one element"), std::string::npos) << msg;
   Tensor x = vec({1, 1, 1, 1});
   Tensor tail = make_view(x, {3}, {1}, 1), head = make_view(x, {3}, {1}, 0);
-  EXPECT_EQ(error_of([&] { add_inplace_cpu(tail, head, 1); }, &msg), ErrorCode::InvalidArgument);
+  EXPECT_EQ(error_of([&] { structured_add_inplace_Tensor_cpu(tail, head, 1); }, &msg), ErrorCode::InvalidArgument);
   EXPECT_NE(msg.find("refer to a single memory location"), std::string::npos) << msg;
   expect_values(x, {1, 1, 1, 1});
-  add_inplace_cpu(x, x, 1);  // full overlap is fine
+  structured_add_inplace_Tensor_cpu(x, x, 1);  // full overlap is fine
   expect_values(x, {2, 2, 2, 2});
 }
 
 TEST(Planner, NonContiguousInputIsConverted) {
   Tensor base = make({1, 2, 3, 4, 5, 6}, {2, 3}, I32);
   Tensor t = transpose2d(base);
-  Tensor r = add_scalar_cpu(t, Scalar(0.5), 1);
+  Tensor r = structured_add_Scalar_cpu(t, Scalar(0.5), 1);
   EXPECT_EQ(r.dtype(), F32);
   expect_values(r, {1.5, 4.5, 2.5, 5.5, 3.5, 6.5});
 }
@@ -392,7 +392,7 @@ TEST(Planner, ManyDimsUseTheHeapPath) {
   std::vector<int64_t> bs(10, 1);
   bs[0] = 2;
   Tensor b = make({1000, 2000}, bs, F32);
-  Tensor r = add_cpu(a, b, 1);
+  Tensor r = structured_add_Tensor_cpu(a, b, 1);
   std::vector<double> got = values(r);
   for (int i = 0; i < 1024; ++i) ASSERT_EQ(got[size_t(i)], i + (i < 512 ? 1000 : 2000));
 }
@@ -411,7 +411,7 @@ TEST(Planner, ThirteenDimsThatCannotCoalesce) {
   it.add_output(out).add_input(a).add_input(b).promote_inputs();
   it.build();
   EXPECT_EQ(it.ndim(), nd);
-  Tensor r = add_cpu(a, b, 1);
+  Tensor r = structured_add_Tensor_cpu(a, b, 1);
   std::vector<double> got = values(r), av = values(a);
   for (size_t i = 0; i < v.size(); ++i) ASSERT_EQ(got[i], av[i] + v[i]) << i;
 }
@@ -429,8 +429,9 @@ TEST(Planner, CastLoopMatchesPyTorchConversions) {
 
 TEST(Planner, OneElementViewOfOutputIsPartialOverlap) {
   Tensor x = vec({1, 1, 1, 1});
-  Tensor first = make_view(x, {}, {}, 0);                                                  // x[0]
-  EXPECT_EQ(error_of([&] { add_inplace_cpu(x, first, 1); }), ErrorCode::InvalidArgument);  // as PyTorch
+  Tensor first = make_view(x, {}, {}, 0);  // x[0]
+  EXPECT_EQ(error_of([&] { structured_add_inplace_Tensor_cpu(x, first, 1); }),
+            ErrorCode::InvalidArgument);  // as PyTorch
   expect_values(x, {1, 1, 1, 1});
 }
 
@@ -523,81 +524,84 @@ TEST(Fill, ScalarTensorAndZero) {
 
 TEST(Binary, AddPromotionAndAlpha) {
   Tensor i = vec({3, -2}, I64), f = vec({1.5, kNaN}), i8 = vec({1}, I8);
-  Tensor r = add_scalar_cpu(i, Scalar(1.5), Scalar(int64_t(2)));
+  Tensor r = structured_add_Scalar_cpu(i, Scalar(1.5), Scalar(int64_t(2)));
   EXPECT_EQ(r.dtype(), F32);
   expect_values(r, {6, 1});
-  r = add_cpu(i8, scalar_tensor(1000, I64), 1);  // zero-dim does not promote; 1000 wraps to -24
+  r = structured_add_Tensor_cpu(i8, scalar_tensor(1000, I64), 1);  // zero-dim does not promote; 1000 wraps to -24
   EXPECT_EQ(r.dtype(), I8);
   expect_values(r, {-23});
-  r = add_cpu(vec({1}, F16), scalar_tensor(1.0, F64), 1);
+  r = structured_add_Tensor_cpu(vec({1}, F16), scalar_tensor(1.0, F64), 1);
   EXPECT_EQ(r.dtype(), F16);
   expect_values(r, {2});
-  r = add_scalar_cpu(vec({200}, U8), Scalar(int64_t(-1)), 1);
+  r = structured_add_Scalar_cpu(vec({200}, U8), Scalar(int64_t(-1)), 1);
   EXPECT_EQ(r.dtype(), U8);
   expect_values(r, {199});
-  r = add_cpu(vec({1, 0}, B), vec({1, 0}, B), Scalar(int64_t(2)));
+  r = structured_add_Tensor_cpu(vec({1, 0}, B), vec({1, 0}, B), Scalar(int64_t(2)));
   EXPECT_EQ(r.dtype(), B);
   expect_values(r, {1, 0});
-  expect_values(add_cpu(f, f, Scalar(0.5)), {2.25, kNaN});
-  EXPECT_EQ(error_of([&] { add_cpu(i, i, Scalar(1.5)); }), ErrorCode::Type);
-  EXPECT_EQ(error_of([&] { add_cpu(f, f, Scalar(true)); }), ErrorCode::Type);
+  expect_values(structured_add_Tensor_cpu(f, f, Scalar(0.5)), {2.25, kNaN});
+  EXPECT_EQ(error_of([&] { structured_add_Tensor_cpu(i, i, Scalar(1.5)); }), ErrorCode::Type);
+  EXPECT_EQ(error_of([&] { structured_add_Tensor_cpu(f, f, Scalar(true)); }), ErrorCode::Type);
 }
 
 TEST(Binary, AddInPlaceAndOutBumpVersion) {
   Tensor a = vec({1, 2, 3});
   const uint32_t v0 = a.version();
-  add_scalar_inplace_cpu(a, Scalar(1.0), Scalar(2.0));
+  structured_add_inplace_Scalar_cpu(a, Scalar(1.0), Scalar(2.0));
   expect_values(a, {3, 4, 5});
   EXPECT_GT(a.version(), v0);
-  add_inplace_cpu(a, scalar_tensor(1, I64), 1);
+  structured_add_inplace_Tensor_cpu(a, scalar_tensor(1, I64), 1);
   expect_values(a, {4, 5, 6});
-  mul_inplace_cpu(a, vec({2, 0.5, -1}));
+  structured_mul_inplace_Tensor_cpu(a, vec({2, 0.5, -1}));
   expect_values(a, {8, 2.5, -6});
   Tensor out = empty_tensor({0}, F32);
-  mul_out_cpu(a, a, out);
+  structured_mul_out_cpu(a, a, out);
   expect_values(out, {64, 6.25, 36});
 }
 
 TEST(Binary, SubAndRsub) {
   Tensor b = vec({1, 0}, B), i = vec({3, -2}, I64), f = vec({1.5, 4});
   std::string msg;
-  EXPECT_EQ(error_of([&] { sub_cpu(b, b, 1); }, &msg), ErrorCode::Type);
+  EXPECT_EQ(error_of([&] { structured_sub_Tensor_cpu(b, b, 1); }, &msg), ErrorCode::Type);
   EXPECT_NE(msg.find("two bool tensors"), std::string::npos) << msg;
-  EXPECT_EQ(error_of([&] { sub_cpu(b, i, 1); }, &msg), ErrorCode::Type);
+  EXPECT_EQ(error_of([&] { structured_sub_Tensor_cpu(b, i, 1); }, &msg), ErrorCode::Type);
   EXPECT_EQ(error_of([&] { rsub_cpu(b, b, 1); }), ErrorCode::Type);
-  expect_values(sub_scalar_cpu(i, Scalar(1.5), Scalar(int64_t(2))), {0, -5});
+  expect_values(structured_sub_Scalar_cpu(i, Scalar(1.5), Scalar(int64_t(2))), {0, -5});
   expect_values(rsub_scalar_cpu(i, Scalar(int64_t(1)), 1), {-2, 3});
   expect_values(rsub_scalar_cpu(f, Scalar(int64_t(1)), Scalar(int64_t(2))), {-2, -7});
-  expect_values(sub_cpu(f, i, 1), {-1.5, 6});
+  expect_values(structured_sub_Tensor_cpu(f, i, 1), {-1.5, 6});
   Tensor m = vec({10, 20}, I32);
-  sub_inplace_cpu(m, vec({1, 2}, I32), Scalar(int64_t(3)));
+  structured_sub_inplace_Tensor_cpu(m, vec({1, 2}, I32), Scalar(int64_t(3)));
   expect_values(m, {7, 14});
 }
 
 TEST(Binary, MulBoolAndMixed) {
   Tensor b = vec({1, 0}, B);
-  Tensor r = mul_cpu(b, b);
+  Tensor r = structured_mul_Tensor_cpu(b, b);
   EXPECT_EQ(r.dtype(), B);
   expect_values(r, {1, 0});
-  r = mul_scalar_cpu(b, Scalar(2.5));
+  r = structured_mul_Scalar_cpu(b, Scalar(2.5));
   EXPECT_EQ(r.dtype(), F32);
   expect_values(r, {2.5, 0});
-  r = mul_scalar_cpu(vec({1}, U8), Scalar(int64_t(-1)));
+  r = structured_mul_Scalar_cpu(vec({1}, U8), Scalar(int64_t(-1)));
   expect_values(r, {255});
 }
 
 TEST(Binary, TrueDivision) {
   Tensor i = vec({3, -2}, I64);
-  Tensor r = div_scalar_cpu(i, Scalar(int64_t(0)));
+  Tensor r = structured_div_Scalar_cpu(i, Scalar(int64_t(0)));
   EXPECT_EQ(r.dtype(), F32);
   expect_values(r, {kInf, -kInf});
-  r = div_cpu(i, vec({2, 4}, I32));
+  r = structured_div_Tensor_cpu(i, vec({2, 4}, I32));
   expect_values(r, {1.5, -0.5});
   Tensor d = vec({1, 2}, F64);
-  div_inplace_cpu(d, vec({4, 8}));
+  structured_div_inplace_Tensor_cpu(d, vec({4, 8}));
   expect_values(d, {0.25, 0.25});
   Tensor in = vec({1, 2}, I64);
-  EXPECT_EQ(error_of([&] { div_inplace_cpu(in, vec({1, 2}, I64)); }), ErrorCode::Type);  // float result
+  EXPECT_EQ(error_of([&] {
+              structured_div_inplace_Tensor_cpu(in, vec({1, 2}, I64));
+            }),
+            ErrorCode::Type);  // float result
 }
 
 TEST(Binary, RoundingDivision) {
@@ -692,13 +696,13 @@ TEST(Binary, MaximumMinimum) {
 
 TEST(Binary, ReducedFloatsComputeInFloat) {
   Tensor h = vec({1000, 0.1}, F16), bf = vec({256, 1}, BF16);
-  Tensor r = add_cpu(h, h, Scalar(0.5));
+  Tensor r = structured_add_Tensor_cpu(h, h, Scalar(0.5));
   EXPECT_EQ(r.dtype(), F16);
   expect_values(r, {1500, 0.1499023438}, 1e-6);
-  r = mul_cpu(bf, bf);
+  r = structured_mul_Tensor_cpu(bf, bf);
   EXPECT_EQ(r.dtype(), BF16);
   expect_values(r, {65536, 1});
-  r = add_cpu(h, bf, 1);  // half + bfloat16 -> float32
+  r = structured_add_Tensor_cpu(h, bf, 1);  // half + bfloat16 -> float32
   EXPECT_EQ(r.dtype(), F32);
   expect_values(r, {1256, 1.0999755859375});
 }
@@ -709,17 +713,17 @@ TEST(Binary, ReducedFloatsComputeInFloat) {
 
 TEST(Compare, ProducesBool) {
   Tensor i = vec({3, -2}, I64);
-  Tensor r = eq_scalar_cpu(i, Scalar(1.5));
+  Tensor r = structured_eq_Scalar_cpu(i, Scalar(1.5));
   EXPECT_EQ(r.dtype(), B);
   expect_values(r, {0, 0});
-  expect_values(lt_scalar_cpu(vec({1, 0}, B), Scalar(0.5)), {0, 1});
-  expect_values(gt_scalar_cpu(vec({200}, U8), Scalar(int64_t(-1))), {0});  // -1 wraps to 255 in uint8
-  expect_values(eq_cpu(i, vec({3, -2})), {1, 1});
-  expect_values(ne_cpu(vec({1, kNaN}), vec({1, kNaN})), {0, 1});
-  expect_values(le_cpu(vec({1, 2, 3}), scalar_tensor(2, I64)), {1, 1, 0});
-  expect_values(ge_scalar_cpu(vec({1, 2, 3}, I32), Scalar(int64_t(2))), {0, 1, 1});
+  expect_values(structured_lt_Scalar_cpu(vec({1, 0}, B), Scalar(0.5)), {0, 1});
+  expect_values(structured_gt_Scalar_cpu(vec({200}, U8), Scalar(int64_t(-1))), {0});  // -1 wraps to 255 in uint8
+  expect_values(structured_eq_Tensor_cpu(i, vec({3, -2})), {1, 1});
+  expect_values(structured_ne_Tensor_cpu(vec({1, kNaN}), vec({1, kNaN})), {0, 1});
+  expect_values(structured_le_Tensor_cpu(vec({1, 2, 3}), scalar_tensor(2, I64)), {1, 1, 0});
+  expect_values(structured_ge_Scalar_cpu(vec({1, 2, 3}, I32), Scalar(int64_t(2))), {0, 1, 1});
   Tensor base = make({1, 5, 2, 6}, {2, 2}, F32);
-  expect_values(gt_cpu(transpose2d(base), base), {0, 0, 1, 0});
+  expect_values(structured_gt_Tensor_cpu(transpose2d(base), base), {0, 0, 1, 0});
 }
 
 TEST(Compare, Logical) {

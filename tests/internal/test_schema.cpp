@@ -17,6 +17,8 @@
 
 namespace {
 
+using tc::codegen::Family;
+using tc::codegen::kFamilies;
 using tc::codegen::LoadError;
 using tc::codegen::LoadOptions;
 using tc::codegen::NativeFunction;
@@ -550,6 +552,74 @@ TEST(OpsYaml, StructuredEntryYieldsThreeVariants) {
     EXPECT_EQ(fns[size_t(i)].structured->loops,
               (std::map<std::string, std::string>{{"CPU", "cos_loop_cpu"}, {"CUDA", "cos_loop_cuda"}}))
         << i;
+}
+
+TEST(OpsYaml, BinaryFamiliesYieldTheirOverloads) {
+  std::vector<NativeFunction> fns;
+  const auto errors = load(
+      "- func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n  variants: function, method\n"
+      "  structured: binary_alpha\n  dispatch: CPU, CUDA\n"
+      "- func: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n  structured: binary_sub\n"
+      "  dispatch:\n    CPU: add_loop_cpu\n"
+      "- func: eq.Tensor(Tensor self, Tensor other) -> Tensor\n  structured: comparison\n",
+      &fns);
+  for (const auto& e : errors) ADD_FAILURE() << e.str();
+  ASSERT_EQ(fns.size(), 16u);  // 5 + 5 + 6
+  const char* const add[] = {
+      "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+      "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+      "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
+      "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
+      "add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
+  };
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(fns[i].func.str(), add[i]);
+    ASSERT_TRUE(fns[i].structured) << i;
+    EXPECT_EQ(fns[i].structured->loops,
+              (std::map<std::string, std::string>{{"CPU", "add_loop_cpu"}, {"CUDA", "add_loop_cuda"}}));
+    // out= is a function only; every other variant has the entry's variants
+    const std::vector<Variant> want =
+        i == 2 ? std::vector<Variant>{Variant::Function} : std::vector<Variant>{Variant::Function, Variant::Method};
+    EXPECT_EQ(fns[i].variants, want) << i;
+  }
+  // sub names add's loop: one loop, two families
+  for (size_t i = 5; i < 10; ++i) {
+    EXPECT_EQ(fns[i].structured->family, "binary_sub");
+    EXPECT_EQ(fns[i].structured->loops, (std::map<std::string, std::string>{{"CPU", "add_loop_cpu"}}));
+  }
+  EXPECT_EQ(fns[12].func.str(), "eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)");
+  EXPECT_EQ(fns[15].func.str(), "eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)");
+  EXPECT_EQ(fns[15].structured->loops, (std::map<std::string, std::string>{{"CPU", "eq_loop_cpu"}}));
+
+  // The entry must be the family's first schema, overload included.
+  std::vector<NativeFunction> bad;
+  const auto e2 = load("- func: mul(Tensor self, Tensor other) -> Tensor\n  structured: binary\n", &bad);
+  ASSERT_EQ(e2.size(), 1u);
+  EXPECT_EQ(e2[0].rule, "family-signature");
+  EXPECT_NE(e2[0].message.find("mul.Tensor(Tensor self, Tensor other) -> Tensor"), std::string::npos) << e2[0].str();
+}
+
+// Every family's schemas parse, name their variants as the C++ family
+// functions expect (kind by kind), and end the derived list in time.
+TEST(OpsYaml, FamilyRowsAreWellFormed) {
+  for (const Family& f : kFamilies) {
+    const auto parse = [&](const char* pattern) {
+      std::string text = pattern;
+      text.replace(text.find("{}"), 2, "op");
+      const auto parsed = tc::schema::parse_schema(text);
+      EXPECT_TRUE(std::holds_alternative<tc::schema::FunctionSchema>(parsed)) << f.name << ": " << text;
+      return std::holds_alternative<tc::schema::FunctionSchema>(parsed) ? std::get<tc::schema::FunctionSchema>(parsed)
+                                                                        : tc::schema::FunctionSchema{};
+    };
+    EXPECT_EQ(parse(f.functional).kind(), tc::schema::SchemaKind::Functional) << f.name;
+    int n = 0;
+    for (const char* d : f.derived)
+      if (d) {
+        parse(d);
+        ++n;
+      }
+    EXPECT_GE(n, 2) << f.name;  // an in-place and an out= variant at least
+  }
 }
 
 TEST(OpsYaml, InvalidFilesNameFileLineAndRule) {

@@ -104,6 +104,41 @@ def test_out_variant_resizes_an_empty_out():
     assert_same(out, np.abs(a))
 
 
+@pytest.mark.parametrize("name", ["eq", "ne", "lt", "le", "gt", "ge"])
+def test_comparison_in_place_and_out_forms(name):
+    a = np.array([[1.0, 2.0, 3.0], [3.0, 2.0, 1.0]], dtype=np.float32)
+    b = np.array([2.0, 2.0, 2.0], dtype=np.float32)
+    expected = BINARY[name](a, b)
+    # in place: self keeps its dtype and holds 0 or 1
+    x = tensorc.tensor(a)
+    assert getattr(x, name + "_")(tensorc.tensor(b)) is x
+    assert x.dtype == tensorc.float32
+    assert_same(x, expected.astype(np.float32))
+    x = tensorc.tensor(a)
+    getattr(x, name + "_")(2)
+    assert_same(x, BINARY[name](a, 2.0).astype(np.float32))
+    # out=, Tensor and Scalar overloads; a float out gets 0.0 / 1.0
+    out = tensorc.empty(0, dtype=tensorc.bool)
+    assert getattr(tensorc, name)(tensorc.tensor(a), tensorc.tensor(b), out=out) is out
+    assert_same(out, expected)
+    out = tensorc.empty(2, 3)
+    getattr(tensorc, name)(tensorc.tensor(a), 2, out=out)
+    assert_same(out, BINARY[name](a, 2.0).astype(np.float32))
+
+
+def test_sub_refuses_bool_before_touching_out():
+    t = tensorc.tensor([True, False])
+    out = tensorc.zeros(5)
+    with pytest.raises(TypeError, match="subtraction"):
+        tensorc.sub(t, t, out=out)
+    assert out.shape == (5,)  # not resized
+    with pytest.raises(TypeError, match="subtraction"):
+        t.sub_(1)
+    assert_same(t, np.array([True, False]))
+    # rsub runs the same meta step with the operands swapped
+    assert_same(tensorc.rsub(tensorc.tensor([1.0, 2.0]), tensorc.tensor([5.0, 5.0]), alpha=2), [3.0, 1.0])
+
+
 IN_PLACE = ["abs_", "neg_", "exp_", "sin_", "cos_", "tanh_", "sigmoid_", "relu_", "floor_", "ceil_", "round_",
             "trunc_", "sqrt_", "log1p_", "zero_"]
 

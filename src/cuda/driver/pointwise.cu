@@ -52,8 +52,26 @@ __device__ inline long long wrap_mul(long long a, long long b) {
   return (long long)((unsigned long long)a * (unsigned long long)b);
 }
 
+// Comparisons give 1 or 0 in every compute type (NaN compares unequal).
+template <class C>
+__device__ inline bool compare(int op, C a, C b, bool* is_comparison) {
+  *is_comparison = true;
+  switch (PointwiseOp(op)) {
+    case PointwiseOp::Eq: return a == b;
+    case PointwiseOp::Ne: return a != b;
+    case PointwiseOp::Lt: return a < b;
+    case PointwiseOp::Le: return a <= b;
+    case PointwiseOp::Gt: return a > b;
+    case PointwiseOp::Ge: return a >= b;
+    default: *is_comparison = false; return false;
+  }
+}
+
 template <class C>
 __device__ inline C apply(int op, C a, C b, C alpha) {
+  bool is_comparison;
+  const bool truth = compare(op, a, b, &is_comparison);
+  if (is_comparison) return truth ? C(1) : C(0);
   if constexpr (std::is_floating_point_v<C>) {
     switch (PointwiseOp(op)) {
       case PointwiseOp::Add: return a + alpha * b;
