@@ -419,6 +419,13 @@ TC_API tc_status tc_device_reset_peak_memory_stats(tc_device device);
  * allocator's unused segments on every device, or the CPU allocator's cached
  * large blocks. Tensors are not affected. */
 TC_API tc_status tc_device_empty_cache(int32_t device_type);
+/* Whether float32 matrix products on CUDA (mm, bmm, addmm and what is built
+ * on them) may run on TF32 tensor cores: faster, with inputs rounded to 10
+ * mantissa bits. Process-wide; off by default, as PyTorch's
+ * torch.backends.cuda.matmul.allow_tf32. Needs no device. */
+TC_API tc_status tc_cuda_matmul_set_allow_tf32(bool allow);
+/* *out = the setting above. */
+TC_API tc_status tc_cuda_matmul_allow_tf32(bool* out);
 
 /* ---- threads ------------------------------------------------------------- */
 /* Sets the number of threads used by parallel kernels (and GEMM) in the whole

@@ -6,6 +6,7 @@
 #include "core/allocator.h"
 #include "core/device_hooks.h"
 #include "core/parallel.h"
+#include "cuda/blas.h"
 
 namespace {
 
@@ -165,6 +166,20 @@ TC_API tc_status tc_device_empty_cache(int32_t device_type) {
     tc::cpu_allocator_empty_cache();
   else
     tc::device_hooks(t, fn).empty_cache();
+  TC_CAPI_END(fn)
+}
+
+TC_API tc_status tc_cuda_matmul_set_allow_tf32(bool allow) {
+  TC_CAPI_BEGIN
+  tc::cuda::set_matmul_allow_tf32(allow);
+  TC_CAPI_END("tc_cuda_matmul_set_allow_tf32")
+}
+
+TC_API tc_status tc_cuda_matmul_allow_tf32(bool* out) {
+  constexpr const char* fn = "tc_cuda_matmul_allow_tf32";
+  TC_CAPI_BEGIN
+  TC_CAPI_NULL_CHECK(out, fn, "out");
+  *out = tc::cuda::matmul_allow_tf32();
   TC_CAPI_END(fn)
 }
 

@@ -35,6 +35,7 @@
 #include "core/shape.h"
 #include "cpu/isa.h"
 #include "cpu/reduce_copy.h"
+#include "structured/linalg.h"
 
 // Internal to BLIS: defined in libblis.a, not exported by libblis.so. Weak
 // and hidden: resolved only when BLIS is linked into tensorc itself.
@@ -394,46 +395,6 @@ void batched_product(const char* op, const Tensor& a, const Tensor& b, const Sca
   }
 }
 
-void check_2d(const char* op, const char* arg, const Tensor& t) {
-  TC_CHECK_ARG(t.dim() == 2, op, ": argument '", arg, "' expected a 2-D tensor, got ", t.dim(), "-D");
-}
-
-// "mm: argument 'mat2' has the wrong shape: self and mat2 shapes cannot be
-// multiplied (2x3 and 4x5)"; a and b are the operands named `names`.
-void check_inner(const char* op, const char* names, const Tensor& a, const Tensor& b) {
-  int64_t nd = a.dim();
-  if (a.sizes()[size_t(nd - 1)] == b.sizes()[size_t(nd - 2)]) return;
-  auto shape = [](const Tensor& t) {
-    std::string s;
-    for (int64_t d = 0; d < t.dim(); ++d) s += (d ? "x" : "") + std::to_string(t.sizes()[size_t(d)]);
-    return s;
-  };
-  TC_FAIL(InvalidArgument, op, ": argument 'mat2' has the wrong shape: ", names, " shapes cannot be multiplied (",
-          shape(a), " and ", shape(b), ")");
-}
-
-struct AddmmShape {
-  int64_t m, n;
-};
-AddmmShape check_addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2) {
-  check_2d("addmm", "mat1", mat1);
-  check_2d("addmm", "mat2", mat2);
-  TC_CHECK_TYPE(self.dtype() == mat1.dtype() && mat1.dtype() == mat2.dtype(),
-                "addmm: expected self, mat1 and mat2 to have the same dtype, but got ", self.dtype(), ", ",
-                mat1.dtype(), " and ", mat2.dtype());
-  check_inner("addmm", "mat1 and mat2", mat1, mat2);
-  AddmmShape s{mat1.sizes()[0], mat2.sizes()[1]};
-  DimVector target{s.m, s.n};
-  bool ok = self.dim() <= 2;
-  for (int64_t d = 0; ok && d < self.dim(); ++d) {
-    int64_t sz = self.sizes()[size_t(d)], want = target[size_t(d + 2 - self.dim())];
-    ok = sz == want || sz == 1;
-  }
-  TC_CHECK_ARG(ok, "addmm: argument 'self' of shape ", self.sizes(), " cannot be broadcast to the product's shape ",
-               target.ref());
-  return s;
-}
-
 // out (m x n, valid strides) <- beta * broadcast(self) + alpha * mat1 @ mat2.
 void addmm_into(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha,
                 const Tensor& out, bool out_holds_self) {
@@ -450,47 +411,28 @@ void addmm_into(const Tensor& self, const Tensor& mat1, const Tensor& mat2, cons
 }  // namespace
 
 Tensor mm_cpu(const Tensor& self, const Tensor& mat2) {
-  check_2d("mm", "self", self);
-  check_2d("mm", "mat2", mat2);
-  TC_CHECK_TYPE(self.dtype() == mat2.dtype(), "mm: expected self and mat2 to have the same dtype, but got ",
-                self.dtype(), " != ", mat2.dtype());
-  check_inner("mm", "self and mat2", self, mat2);
-  Tensor out = empty_tensor({self.sizes()[0], mat2.sizes()[1]}, self.dtype());
+  Tensor out = empty_tensor(structured::mm_meta(self, mat2), self.dtype());
   batched_product("mm", as_batch(self), as_batch(mat2), Scalar(int64_t(1)), Scalar(int64_t(0)), as_batch(out));
   return out;
 }
 
 Tensor bmm_cpu(const Tensor& self, const Tensor& mat2) {
-  TC_CHECK_ARG(self.dim() == 3, "bmm: argument 'self' expected a 3-D tensor, got ", self.dim(), "-D");
-  TC_CHECK_ARG(mat2.dim() == 3, "bmm: argument 'mat2' expected a 3-D tensor, got ", mat2.dim(), "-D");
-  TC_CHECK_TYPE(self.dtype() == mat2.dtype(), "bmm: expected self and mat2 to have the same dtype, but got ",
-                self.dtype(), " != ", mat2.dtype());
-  TC_CHECK_ARG(self.sizes()[0] == mat2.sizes()[0], "bmm: argument 'mat2' expected batch size ", self.sizes()[0],
-               ", got ", mat2.sizes()[0]);
-  check_inner("bmm", "self and mat2", self, mat2);
-  Tensor out = empty_tensor({self.sizes()[0], self.sizes()[1], mat2.sizes()[2]}, self.dtype());
+  Tensor out = empty_tensor(structured::bmm_meta(self, mat2), self.dtype());
   batched_product("bmm", self, mat2, Scalar(int64_t(1)), Scalar(int64_t(0)), out);
   return out;
 }
 
 Tensor addmm_cpu(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
-  AddmmShape s = check_addmm(self, mat1, mat2);
-  Tensor out = empty_tensor({s.m, s.n}, self.dtype());
+  Tensor out = empty_tensor(structured::addmm_meta(self, mat1, mat2), self.dtype());
   addmm_into(self, mat1, mat2, beta, alpha, out, false);
   return out;
 }
 
 Tensor& addmm_out_cpu(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
                       const Scalar& alpha, Tensor& out) {
-  AddmmShape s = check_addmm(self, mat1, mat2);
-  TC_CHECK_TYPE(out.dtype() == self.dtype(), "addmm: argument 'out' expected dtype ", self.dtype(), ", got ",
-                out.dtype());
-  DimVector shape{s.m, s.n};
-  if (!out.sizes().equals(shape)) {
-    TC_CHECK_ARG(out.numel() == 0, "addmm: argument 'out' expected shape ", shape.ref(), " (or an empty tensor), got ",
-                 out.sizes());
-    out.impl()->resize_contiguous(shape);
-  }
+  const DimVector shape = structured::addmm_meta(self, mat1, mat2);
+  structured::addmm_out_meta(self, shape, out);
+  const int64_t m = shape[0], n = shape[1];
   // Write in place unless out shares memory with an operand (then through a
   // temporary); out being self itself is the in-place addmm_ case.
   const auto* st = out.storage().get();
@@ -498,7 +440,7 @@ Tensor& addmm_out_cpu(const Tensor& self, const Tensor& mat1, const Tensor& mat2
                  self.strides().equals(out.strides()) && self.storage_offset() == out.storage_offset();
   bool shares = mat1.storage().get() == st || mat2.storage().get() == st || (!is_self && self.storage().get() == st);
   int64_t rs = out.strides()[0], cs = out.strides()[1];
-  if (!shares && blis_strides(s.m, s.n, rs, cs)) {
+  if (!shares && blis_strides(m, n, rs, cs)) {
     addmm_into(self, mat1, mat2, beta, alpha, out, is_self);
   } else {
     Tensor tmp = addmm_cpu(self, mat1, mat2, beta, alpha);

@@ -13,6 +13,10 @@
 
 namespace tc::cuda {
 
+// tensorc's dtype codes (ScalarType in core/dtype.h; src/cuda/pointwise.cpp
+// static_asserts that they agree), repeated for the driver library.
+enum DtypeCode : int { kBool = 0, kUInt8, kInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64 };
+
 constexpr int kMaxDims = 16;
 constexpr int kMaxOperands = 3;            // an output and up to two inputs
 constexpr int kErrorMemoryAllocation = 2;  // cudaErrorMemoryAllocation
@@ -89,6 +93,31 @@ struct PointwiseArgs {
   long long ialpha = 1;                 // Add's alpha, int64 compute
 };
 
+// One (batched) matrix product in cuBLAS's column-major terms:
+//   C[i] = alpha * op(A[i]) @ op(B[i]) + beta * C[i],  i < batch,
+// op(X) = X, or X transposed when trans_X; op(A) is m x k, op(B) k x n, C
+// m x n; lda/ldb/ldc are the leading dimensions and stride_* the distance
+// between batch matrices, in elements. Every matrix has `dtype` (float32,
+// float64, float16 or bfloat16; the half types accumulate in float32).
+// allow_tf32: float32 may run on TF32 tensor cores.
+struct GemmArgs {
+  int dtype = 0;
+  bool trans_a = false, trans_b = false;
+  int64_t m = 0, n = 0, k = 0;
+  const void* a = nullptr;
+  int64_t lda = 1, stride_a = 0;
+  const void* b = nullptr;
+  int64_t ldb = 1, stride_b = 0;
+  void* c = nullptr;
+  int64_t ldc = 1, stride_c = 0;
+  int64_t batch = 1;
+  double alpha = 1, beta = 0;
+  bool allow_tf32 = false;
+};
+// cuBLAS statuses are returned as kCublasErrorBase + status, so that
+// error_string can tell them from CUDA's codes.
+constexpr int kCublasErrorBase = 100000;
+
 using Stream = uintptr_t;  // a cudaStream_t; 0 is the legacy default stream
 using Event = uintptr_t;   // a cudaEvent_t
 
@@ -114,7 +143,9 @@ struct DriverApi {
   // The pointwise loop over g (ATen's GPU element loop: grid-stride, 32-bit
   // indexing when offsets fit, dynamic casting).
   int (*launch_pointwise)(const PointwiseArgs* args, const Geometry* g, Stream stream);
-  // "cudaErrorName (text)" for a code returned above.
+  // The GEMM above on cuBLAS (a handle per device and thread, on `stream`).
+  int (*gemm)(const GemmArgs* args, Stream stream);
+  // "cudaErrorName (text)" or "CUBLAS_STATUS_NAME (text)" for a code returned above.
   const char* (*error_string)(int code);
 };
 

@@ -10,6 +10,14 @@
 #include "tensorc_gen/native_functions.h"
 
 namespace tc::cuda {
+
+static_assert(kBool == int(ScalarType::Bool) && kUInt8 == int(ScalarType::UInt8) && kInt8 == int(ScalarType::Int8) &&
+                  kInt16 == int(ScalarType::Int16) && kInt32 == int(ScalarType::Int32) &&
+                  kInt64 == int(ScalarType::Int64) && kFloat16 == int(ScalarType::Float16) &&
+                  kBFloat16 == int(ScalarType::BFloat16) && kFloat32 == int(ScalarType::Float32) &&
+                  kFloat64 == int(ScalarType::Float64),
+              "the driver's dtype codes are ScalarType's");
+
 namespace {
 
 int compute_code(ScalarType common, const char* op) {

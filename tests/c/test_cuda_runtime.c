@@ -297,6 +297,87 @@ static void check_binary_ops(void) {
   tc_tensor_release(db);
 }
 
+/* Comparisons write bool (or 0/1 into self's dtype in place), as on the CPU. */
+static void check_comparisons(void) {
+  const int64_t sa[2] = {6, 4}, sb[1] = {4}, n = 24;
+  tc_tensor a = spread(sa, 2, -2, 2), b = spread(sb, 1, -1, 1), da = to_cuda(a), db = to_cuda(b);
+  tc_tensor want = NULL, got = NULL, got_f = NULL, want_f = NULL;
+  CHECK_OK(tc_lt_Tensor(&want, a, b));
+  CHECK_OK(tc_lt_Tensor(&got, da, db));
+  tc_dtype dt;
+  CHECK_OK(tc_tensor_dtype(&dt, got));
+  CHECK(dt == TC_BOOL);
+  CHECK_OK(tc_to_dtype(&want_f, want, TC_FLOAT32, NULL, NULL));
+  CHECK_OK(tc_to_dtype(&got_f, got, TC_FLOAT32, NULL, NULL));
+  CHECK(max_rel_diff(got_f, want_f, n) == 0);
+  CHECK_OK(tc_ge_inplace_Scalar(da, tc_scalar_float(0.5)));
+  CHECK_OK(tc_ge_inplace_Scalar(a, tc_scalar_float(0.5)));
+  CHECK(max_rel_diff(da, a, n) == 0);
+  tc_tensor_release(want);
+  tc_tensor_release(got);
+  tc_tensor_release(want_f);
+  tc_tensor_release(got_f);
+  tc_tensor_release(a);
+  tc_tensor_release(b);
+  tc_tensor_release(da);
+  tc_tensor_release(db);
+}
+
+/* mm, bmm and addmm on cuBLAS against the CPU's BLIS, with transposed operands. */
+static void check_matmul(void) {
+  const int64_t sa[2] = {33, 17}, sb[2] = {17, 9}, sbt[2] = {9, 17}, sbias[1] = {9};
+  tc_tensor a = spread(sa, 2, -1, 1), b = spread(sb, 2, -1, 1), bt_src = spread(sbt, 2, -1, 1);
+  tc_tensor bias = spread(sbias, 1, -1, 1);
+  tc_tensor da = to_cuda(a), db = to_cuda(b), dbt_src = to_cuda(bt_src), dbias = to_cuda(bias);
+  tc_tensor bt = NULL, dbt = NULL, want = NULL, got = NULL;
+  CHECK_OK(tc_t(&bt, bt_src)); /* 17 x 9, column-major */
+  CHECK_OK(tc_t(&dbt, dbt_src));
+  CHECK_OK(tc_mm(&want, a, b));
+  CHECK_OK(tc_mm(&got, da, db));
+  CHECK(max_rel_diff(got, want, 33 * 9) <= 1e-4);
+  tc_tensor_release(want);
+  tc_tensor_release(got);
+  CHECK_OK(tc_mm(&want, a, bt));
+  CHECK_OK(tc_mm(&got, da, dbt));
+  CHECK(max_rel_diff(got, want, 33 * 9) <= 1e-4);
+  tc_tensor_release(want);
+  tc_tensor_release(got);
+  tc_scalar beta = tc_scalar_float(0.5), alpha = tc_scalar_float(2.0);
+  CHECK_OK(tc_addmm(&want, bias, a, b, &beta, &alpha));
+  CHECK_OK(tc_addmm(&got, dbias, da, db, &beta, &alpha));
+  CHECK(max_rel_diff(got, want, 33 * 9) <= 1e-4);
+  tc_tensor_release(want);
+  tc_tensor_release(got);
+  /* bmm over a batch of 3 */
+  const int64_t s3a[3] = {3, 5, 7}, s3b[3] = {3, 7, 4};
+  tc_tensor x = spread(s3a, 3, -1, 1), y = spread(s3b, 3, -1, 1), dx = to_cuda(x), dy = to_cuda(y);
+  CHECK_OK(tc_bmm(&want, x, y));
+  CHECK_OK(tc_bmm(&got, dx, dy));
+  CHECK(max_rel_diff(got, want, 3 * 5 * 4) <= 1e-4);
+  tc_tensor_release(want);
+  tc_tensor_release(got);
+  /* Integer products are refused on CUDA, as in PyTorch; nothing is returned. */
+  tc_tensor di = NULL, bad = NULL;
+  CHECK_OK(tc_to_dtype(&di, da, TC_INT64, NULL, NULL));
+  CHECK_FAILS_WITH(tc_mm(&bad, di, di), TC_ERROR_TYPE, "mm");
+  CHECK(bad == NULL);
+  tc_tensor_release(di);
+  tc_tensor_release(x);
+  tc_tensor_release(y);
+  tc_tensor_release(dx);
+  tc_tensor_release(dy);
+  tc_tensor_release(bt);
+  tc_tensor_release(dbt);
+  tc_tensor_release(a);
+  tc_tensor_release(b);
+  tc_tensor_release(bt_src);
+  tc_tensor_release(bias);
+  tc_tensor_release(da);
+  tc_tensor_release(db);
+  tc_tensor_release(dbt_src);
+  tc_tensor_release(dbias);
+}
+
 /* The caching allocator's statistics follow an allocation and its release. */
 static void check_memory_stats(void) {
   const tc_device cuda = tc_device_cuda(0);
@@ -348,6 +429,8 @@ int main(void) {
   check_copies();
   check_unary_ops();
   check_binary_ops();
+  check_comparisons();
+  check_matmul();
   check_memory_stats();
   check_bad_device_index(count);
   CHECK_OK(tc_device_synchronize(tc_device_cuda(-1)));

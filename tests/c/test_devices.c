@@ -38,6 +38,15 @@ static void check_runtime_bad_input(void) {
   CHECK_FAILS_WITH(tc_device_reset_peak_memory_stats(tc_device_cpu()), TC_ERROR_NOT_IMPLEMENTED, "CPU");
   CHECK_OK(tc_device_empty_cache(TC_DEVICE_CPU));
   CHECK_FAILS_WITH(tc_device_empty_cache(99), TC_ERROR_DEVICE, "'device_type'");
+  /* The TF32 switch is a setting: it needs no device. */
+  bool tf32 = true;
+  CHECK_OK(tc_cuda_matmul_allow_tf32(&tf32));
+  CHECK(!tf32);
+  CHECK_OK(tc_cuda_matmul_set_allow_tf32(true));
+  CHECK_OK(tc_cuda_matmul_allow_tf32(&tf32));
+  CHECK(tf32);
+  CHECK_OK(tc_cuda_matmul_set_allow_tf32(false));
+  CHECK_FAILS_WITH(tc_cuda_matmul_allow_tf32(NULL), TC_ERROR_INVALID_ARGUMENT, "'out'");
 }
 
 /* Every way into CUDA fails with the same reason, and keeps failing. */

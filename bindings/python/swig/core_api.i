@@ -380,6 +380,12 @@ static PyObject* device_reset_peak_memory_stats(int device_type, int index) {
   return tcpy_check(tc_device_reset_peak_memory_stats(d));
 }
 static PyObject* device_empty_cache(int device_type) { return tcpy_check(tc_device_empty_cache(device_type)); }
+static PyObject* cuda_matmul_allow_tf32(void) {
+  bool on = false;
+  tc_status st = tc_cuda_matmul_allow_tf32(&on);
+  return st == TC_OK ? PyBool_FromLong(on) : tcpy_check(st);
+}
+static PyObject* cuda_matmul_set_allow_tf32(bool allow) { return tcpy_check(tc_cuda_matmul_set_allow_tf32(allow)); }
 %}
 
 /* What SWIG wraps from above (GIL kept: they handle Python objects). */
@@ -421,6 +427,8 @@ PyObject* device_synchronize(int device_type, int index);
 PyObject* device_memory_stat(int device_type, int index, int which);
 PyObject* device_reset_peak_memory_stats(int device_type, int index);
 PyObject* device_empty_cache(int device_type);
+PyObject* cuda_matmul_allow_tf32(void);
+PyObject* cuda_matmul_set_allow_tf32(bool allow);
 PyObject* tensor_dtype(PyObject* self);
 PyObject* tensor_dim(PyObject* self);
 PyObject* tensor_numel(PyObject* self);

@@ -29,6 +29,6 @@ from .autograd.grad_mode import no_grad as inference_mode  # tensorc has no sepa
 from ._interop import from_dlpack
 from ._numeric import isclose, allclose, equal
 from ._serialization import save, load
-from . import autograd, cuda, nn, optim, overrides
+from . import autograd, backends, cuda, nn, optim, overrides
 
 __version__ = _C.version_string()

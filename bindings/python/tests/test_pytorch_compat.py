@@ -113,6 +113,33 @@ def test_cuda_module_answers():
                 stat()
 
 
+def test_backends_cuda_matmul_allow_tf32_is_a_setting():
+    # torch.backends.cuda.matmul.allow_tf32: off by default, settable without a GPU
+    assert tensorc.backends.cuda.matmul.allow_tf32 is False
+    tensorc.backends.cuda.matmul.allow_tf32 = True
+    try:
+        assert tensorc.backends.cuda.matmul.allow_tf32 is True
+    finally:
+        tensorc.backends.cuda.matmul.allow_tf32 = False
+    assert tensorc.backends.cuda.matmul.allow_tf32 is False
+
+
+@pytest.mark.skipif(not tensorc.cuda.is_available(), reason="needs a CUDA device (none present)")
+def test_cuda_matmul_and_linear_match_the_cpu():
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((33, 17)).astype(np.float32)
+    w = rng.standard_normal((9, 17)).astype(np.float32)
+    b = rng.standard_normal(9).astype(np.float32)
+    x, weight, bias = tensorc.tensor(a), tensorc.tensor(w), tensorc.tensor(b)
+    want = tensorc.nn.functional.linear(x, weight, bias)
+    got = tensorc.nn.functional.linear(x.cuda(), weight.cuda(), bias.cuda())
+    assert got.is_cuda
+    np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-4, atol=1e-4)
+    batch = tensorc.tensor(rng.standard_normal((4, 5, 17)).astype(np.float32))
+    np.testing.assert_allclose(tensorc.matmul(batch.cuda(), weight.cuda().t()).cpu().numpy(),
+                               tensorc.matmul(batch, weight.t()).numpy(), rtol=1e-4, atol=1e-4)
+
+
 def test_inference_mode_turns_recording_off():
     x = tensorc.ones(2, requires_grad=True)
     with tensorc.inference_mode():

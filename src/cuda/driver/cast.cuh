@@ -12,9 +12,6 @@
 
 namespace tc::cuda {
 
-// tensorc's dtype codes (core/dtype.h), repeated here for device code.
-enum Code : int { kBool = 0, kUInt8, kInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64 };
-
 template <class T>
 __device__ inline T from_double(double v) {
   return static_cast<T>(v);

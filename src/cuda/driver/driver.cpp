@@ -43,6 +43,7 @@ int memcpy_peer_async(void* dst, int dd, const void* src, int sd, size_t n, Stre
   return int(cudaMemcpyPeerAsync(dst, dd, src, sd, n, stream_of(s)));
 }
 const char* error_string(int code) {
+  if (code >= kCublasErrorBase) return cublas_error_string(code);
   thread_local std::string text;
   const cudaError_t e = cudaError_t(code);
   text = std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")";
@@ -52,7 +53,7 @@ const char* error_string(int code) {
 constexpr DriverApi kApi = {device_count,       get_device,   set_device,        device_malloc, device_free,
                             mem_info,           event_record, event_query,       event_destroy, device_synchronize,
                             stream_synchronize, memcpy_async, memcpy_peer_async, launch_fill,   launch_copy,
-                            launch_pointwise,   error_string};
+                            launch_pointwise,   gemm,         error_string};
 
 // Why CUDA is unusable, from cudaGetDeviceCount's error.
 std::string driver_problem(cudaError_t err) {

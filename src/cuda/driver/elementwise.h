@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The element loops of the driver table (elementwise.cu, pointwise.cu): launch on
-// `stream` and return the launch's cudaError_t value.
+// The kernels of the driver table (elementwise.cu, pointwise.cu, blas.cpp):
+// launch on `stream` and return the launch's cudaError_t value (or a cuBLAS
+// status, offset by kCublasErrorBase).
 #pragma once
 #include "cuda/driver_api.h"
 
@@ -9,5 +10,7 @@ namespace tc::cuda {
 int launch_fill(char* data, int elem_size, uint64_t bits, const Geometry* g, Stream stream);
 int launch_copy(char* dst, int dst_dtype, const char* src, int src_dtype, const Geometry* g, Stream stream);
 int launch_pointwise(const PointwiseArgs* args, const Geometry* g, Stream stream);  // pointwise.cu
+int gemm(const GemmArgs* args, Stream stream);                                      // blas.cpp
+const char* cublas_error_string(int code);  // blas.cpp: a code from gemm >= kCublasErrorBase
 
 }  // namespace tc::cuda

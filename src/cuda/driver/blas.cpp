@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The driver table's GEMM: cublasGemmStridedBatchedEx_64 on a handle of the
+// calling thread for its current device. Handles are made once per device
+// and thread and go back to a shared pool when the thread ends (cuBLAS
+// handles are costly to create and must not be shared by threads at once).
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cuda/driver/elementwise.h"
+
+namespace tc::cuda {
+namespace {
+
+constexpr int kMaxDevices = 64;
+
+struct HandlePool {
+  std::mutex mu;
+  std::vector<cublasHandle_t> free[kMaxDevices];
+};
+// Never destroyed: threads may end after static destruction has begun.
+HandlePool& pool() {
+  static HandlePool* p = new HandlePool;
+  return *p;
+}
+
+struct ThreadHandles {
+  cublasHandle_t h[kMaxDevices] = {};
+  ~ThreadHandles() {
+    std::lock_guard<std::mutex> lock(pool().mu);
+    for (int d = 0; d < kMaxDevices; ++d)
+      if (h[d]) pool().free[d].push_back(h[d]);
+  }
+};
+
+int status_code(cublasStatus_t s) { return s == CUBLAS_STATUS_SUCCESS ? 0 : kCublasErrorBase + int(s); }
+
+// The calling thread's handle for the current device, bound to `stream`.
+int handle_for(cudaStream_t stream, cublasHandle_t* out) {
+  thread_local ThreadHandles mine;
+  int dev = 0;
+  if (const cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return int(e);
+  if (dev < 0 || dev >= kMaxDevices) return int(cudaErrorInvalidDevice);
+  if (!mine.h[dev]) {
+    {
+      std::lock_guard<std::mutex> lock(pool().mu);
+      if (!pool().free[dev].empty()) {
+        mine.h[dev] = pool().free[dev].back();
+        pool().free[dev].pop_back();
+      }
+    }
+    if (!mine.h[dev])
+      if (const cublasStatus_t s = cublasCreate(&mine.h[dev]); s != CUBLAS_STATUS_SUCCESS) {
+        mine.h[dev] = nullptr;
+        return status_code(s);
+      }
+  }
+  *out = mine.h[dev];
+  return status_code(cublasSetStream(*out, stream));
+}
+
+bool data_type(int dtype, cudaDataType* t) {
+  switch (dtype) {
+    case kFloat32: *t = CUDA_R_32F; return true;
+    case kFloat64: *t = CUDA_R_64F; return true;
+    case kFloat16: *t = CUDA_R_16F; return true;
+    case kBFloat16: *t = CUDA_R_16BF; return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+int gemm(const GemmArgs* g, Stream stream) {
+  cudaDataType type;
+  if (!data_type(g->dtype, &type) || g->m < 0 || g->n < 0 || g->k < 0 || g->batch < 0)
+    return int(cudaErrorInvalidValue);
+  if (g->m == 0 || g->n == 0 || g->batch == 0) return 0;
+  cublasHandle_t h = nullptr;
+  if (const int e = handle_for(reinterpret_cast<cudaStream_t>(stream), &h)) return e;
+  const cublasOperation_t ta = g->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t tb = g->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  // float64 scales in double; the others (float32 and the half types, which
+  // accumulate in float32) in float.
+  const double alpha_d = g->alpha, beta_d = g->beta;
+  const float alpha_f = float(g->alpha), beta_f = float(g->beta);
+  const bool dbl = g->dtype == kFloat64;
+  const cublasComputeType_t compute = dbl                                     ? CUBLAS_COMPUTE_64F
+                                      : g->dtype == kFloat32 && g->allow_tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                                                              : CUBLAS_COMPUTE_32F;
+  const void* alpha = dbl ? static_cast<const void*>(&alpha_d) : &alpha_f;
+  const void* beta = dbl ? static_cast<const void*>(&beta_d) : &beta_f;
+  return status_code(cublasGemmStridedBatchedEx_64(h, ta, tb, g->m, g->n, g->k, alpha, g->a, type, g->lda, g->stride_a,
+                                                   g->b, type, g->ldb, g->stride_b, beta, g->c, type, g->ldc,
+                                                   g->stride_c, g->batch, compute, CUBLAS_GEMM_DEFAULT));
+}
+
+const char* cublas_error_string(int code) {
+  const cublasStatus_t s = cublasStatus_t(code - kCublasErrorBase);
+  thread_local std::string text;
+  text = std::string(cublasGetStatusName(s)) + " (" + cublasGetStatusString(s) + ")";
+  return text.c_str();
+}
+
+}  // namespace tc::cuda
