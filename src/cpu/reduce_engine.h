@@ -22,9 +22,17 @@
 #include <memory>
 
 #include "core/parallel.h"
-#include "cpu/reduce_plan.h"
+#include "structured/reduce_plan.h"
 
 namespace tc::cpu {
+
+// The plan is device-agnostic (structured/reduce_plan.h); the CPU kernels
+// name it through tc::cpu.
+using structured::check_nonempty_reduction;
+using structured::make_reduce_plan;
+using structured::reduce_mask;
+using structured::reduce_mask_one;
+using structured::ReducePlan;
 
 constexpr int64_t kReduceSlab = int64_t(1) << 16;  // elements per partial of a long reduction
 constexpr int64_t kVerticalBlock = 64;             // rows summed plainly before cascading

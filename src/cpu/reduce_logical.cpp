@@ -41,7 +41,7 @@ struct LogicalOp {
 template <bool IsAll>
 Tensor logical(const char* op, const Tensor& self, uint64_t mask, bool keepdim) {
   cpu::ReducePlan pl = cpu::make_reduce_plan(self, mask, keepdim);
-  ScalarType out_dt = self.dtype() == ScalarType::UInt8 ? ScalarType::UInt8 : ScalarType::Bool;
+  const ScalarType out_dt = structured::logical_reduce_dtype(self.dtype());
   Tensor out = empty_tensor(pl.out_shape, out_dt);
   uint8_t* o = static_cast<uint8_t*>(out.data_ptr());
   TC_DISPATCH_ALL_TYPES_AND_BOOL(

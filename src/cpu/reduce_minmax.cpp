@@ -198,8 +198,7 @@ void arg_extreme(const char* op, const Tensor& self, uint64_t mask, bool keepdim
 
 template <bool IsMax>
 Tensor full_extreme(const char* op, const Tensor& self) {
-  TC_CHECK_ARG(self.numel() > 0, op,
-               ": expected reduction dim to be specified for input.numel() == 0 (pass the 'dim' argument)");
+  structured::check_full_extreme(self, op);
   return extreme<IsMax>(op, self, cpu::reduce_mask(self, std::nullopt, op), false);
 }
 

@@ -81,11 +81,7 @@ enum class Kind { Sum, Mean, Prod };
 
 Tensor reduce_arith(const char* op, Kind kind, const Tensor& self, uint64_t mask, bool keepdim,
                     std::optional<ScalarType> dtype) {
-  ScalarType out_dt = dtype ? *dtype : kind == Kind::Mean ? self.dtype() : natural_dtype(self.dtype());
-  if (kind == Kind::Mean)
-    TC_CHECK_TYPE(is_floating(out_dt), op, ": could not infer output dtype: ", dtype ? "argument 'dtype'" : "input",
-                  " must be a floating point dtype, got ", out_dt);
-  TC_CHECK_TYPE(is_valid_dtype(int(out_dt)), op, ": argument 'dtype' has unsupported dtype ", out_dt);
+  const ScalarType out_dt = structured::sum_like_dtype(op, kind == Kind::Mean, self.dtype(), dtype);
   // With an explicit dtype PyTorch converts the input first.
   Tensor in = natural_dtype(self.dtype()) == out_dt || (kind == Kind::Mean && self.dtype() == out_dt)
                   ? self

@@ -93,6 +93,34 @@ struct PointwiseArgs {
   long long ialpha = 1;                 // Add's alpha, int64 compute
 };
 
+// The reductions of the reduce loop.
+enum class ReduceOp : int { Sum, Prod, Max, Min, All, Any, Count };
+
+// One reduction pass: out[o * splits + s] = op over the reduced elements of
+// output o in chunk s (elements [s * chunk, (s + 1) * chunk) in the plan's
+// order), times `scale` (mean's 1 / count) when splits == 1. Input element
+// (o, r): o row-major over kept_sizes, r over red_sizes (innermost last),
+// byte offset sum(index * stride). The input is read in in_dtype and
+// accumulated in `compute` (float32, float64 or int64); out is contiguous,
+// written in out_dtype (a split pass writes compute-dtype partials that a
+// second pass with splits == 1 reduces). columns: one thread per output
+// reads its elements in turn (outputs side by side in memory) instead of a
+// block per output (reduced elements side by side).
+struct ReduceArgs {
+  int op = 0;  // a ReduceOp
+  int compute = 0;
+  int in_dtype = 0, out_dtype = 0;
+  const char* in = nullptr;
+  char* out = nullptr;
+  int64_t num_out = 0, red_numel = 0;
+  int64_t splits = 1, chunk = 0;
+  bool columns = false;
+  double scale = 1;
+  int kept_ndim = 0, red_ndim = 0;
+  int64_t kept_sizes[kMaxDims] = {}, kept_strides[kMaxDims] = {};
+  int64_t red_sizes[kMaxDims] = {}, red_strides[kMaxDims] = {};
+};
+
 // One (batched) matrix product in cuBLAS's column-major terms:
 //   C[i] = alpha * op(A[i]) @ op(B[i]) + beta * C[i],  i < batch,
 // op(X) = X, or X transposed when trans_X; op(A) is m x k, op(B) k x n, C
@@ -143,6 +171,8 @@ struct DriverApi {
   // The pointwise loop over g (ATen's GPU element loop: grid-stride, 32-bit
   // indexing when offsets fit, dynamic casting).
   int (*launch_pointwise)(const PointwiseArgs* args, const Geometry* g, Stream stream);
+  // One reduction pass (ReduceArgs).
+  int (*launch_reduce)(const ReduceArgs* args, Stream stream);
   // The GEMM above on cuBLAS (a handle per device and thread, on `stream`).
   int (*gemm)(const GemmArgs* args, Stream stream);
   // "cudaErrorName (text)" or "CUBLAS_STATUS_NAME (text)" for a code returned above.

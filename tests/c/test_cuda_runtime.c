@@ -378,6 +378,115 @@ static void check_matmul(void) {
   tc_tensor_release(dbias);
 }
 
+/* got (CUDA) against want (CPU), both converted to float32 first. */
+static double rel_diff_as_float(tc_tensor got, tc_tensor want) {
+  int64_t n = 0;
+  CHECK_OK(tc_tensor_numel(&n, want));
+  tc_tensor g = NULL, w = NULL;
+  CHECK_OK(tc_to_dtype(&g, got, TC_FLOAT32, NULL, NULL));
+  CHECK_OK(tc_to_dtype(&w, want, TC_FLOAT32, NULL, NULL));
+  const double d = n ? max_rel_diff(g, w, (size_t)n) : 0;
+  tc_tensor_release(g);
+  tc_tensor_release(w);
+  return d;
+}
+
+/* Reductions over rows, columns, everything (one and two passes), keepdim,
+ * transposed inputs and dtypes, against the CPU. */
+static void check_reductions(void) {
+  const int64_t small[2] = {37, 29}, tall[2] = {70000, 3}, flat[1] = {3000001};
+  tc_tensor s = spread(small, 2, -1, 1), t = spread(tall, 2, -1, 1), f = spread(flat, 1, 0, 1);
+  tc_tensor ds = to_cuda(s), dt = to_cuda(t), df = to_cuda(f);
+  tc_tensor st = NULL, dst = NULL;
+  CHECK_OK(tc_t(&st, s));
+  CHECK_OK(tc_t(&dst, ds));
+  tc_tensor want = NULL, got = NULL;
+  const int64_t dim0 = 0, dim1 = 1;
+  const bool keep = true;
+  struct {
+    tc_tensor cpu, dev;
+  } inputs[4] = {{s, ds}, {t, dt}, {f, df}, {st, dst}};
+  for (int k = 0; k < 4; ++k) {
+    tc_tensor a = inputs[k].cpu, da = inputs[k].dev;
+    int64_t nd = 0;
+    CHECK_OK(tc_tensor_dim(&nd, a));
+    CHECK_OK(tc_sum(&want, a, NULL));
+    CHECK_OK(tc_sum(&got, da, NULL));
+    CHECK(rel_diff_as_float(got, want) <= 1e-4);
+    tc_tensor_release(want);
+    tc_tensor_release(got);
+    CHECK_OK(tc_sum_dim_IntList(&want, a, &dim0, 1, &keep, NULL));
+    CHECK_OK(tc_sum_dim_IntList(&got, da, &dim0, 1, &keep, NULL));
+    CHECK(rel_diff_as_float(got, want) <= 1e-4);
+    tc_tensor_release(want);
+    tc_tensor_release(got);
+    const int64_t last = nd - 1;
+    CHECK_OK(tc_mean_dim(&want, a, &last, 1, NULL, NULL));
+    CHECK_OK(tc_mean_dim(&got, da, &last, 1, NULL, NULL));
+    CHECK(rel_diff_as_float(got, want) <= 1e-4);
+    tc_tensor_release(want);
+    tc_tensor_release(got);
+    CHECK_OK(tc_amax(&want, a, &last, 1, NULL));
+    CHECK_OK(tc_amax(&got, da, &last, 1, NULL));
+    CHECK(rel_diff_as_float(got, want) == 0);
+    tc_tensor_release(want);
+    tc_tensor_release(got);
+    CHECK_OK(tc_max(&want, a));
+    CHECK_OK(tc_max(&got, da));
+    CHECK(rel_diff_as_float(got, want) == 0);
+    tc_tensor_release(want);
+    tc_tensor_release(got);
+    CHECK_OK(tc_all(&want, a));
+    CHECK_OK(tc_all(&got, da));
+    CHECK(rel_diff_as_float(got, want) == 0);
+    tc_tensor_release(want);
+    tc_tensor_release(got);
+    if (nd == 2) {
+      CHECK_OK(tc_any_dim(&want, a, dim1, NULL));
+      CHECK_OK(tc_any_dim(&got, da, dim1, NULL));
+      CHECK(rel_diff_as_float(got, want) == 0);
+      tc_tensor_release(want);
+      tc_tensor_release(got);
+    }
+  }
+  /* int32 sums widen to int64; prod of a few values */
+  tc_tensor si = NULL, dsi = NULL;
+  CHECK_OK(tc_to_dtype(&si, s, TC_INT32, NULL, NULL));
+  CHECK_OK(tc_to_dtype(&dsi, ds, TC_INT32, NULL, NULL));
+  CHECK_OK(tc_sum(&want, si, NULL));
+  CHECK_OK(tc_sum(&got, dsi, NULL));
+  tc_dtype kind;
+  CHECK_OK(tc_tensor_dtype(&kind, got));
+  CHECK(kind == TC_INT64);
+  CHECK(rel_diff_as_float(got, want) == 0);
+  tc_tensor_release(want);
+  tc_tensor_release(got);
+  CHECK_OK(tc_prod(&want, s, NULL));
+  CHECK_OK(tc_prod(&got, ds, NULL));
+  CHECK(rel_diff_as_float(got, want) <= 1e-4);
+  tc_tensor_release(want);
+  tc_tensor_release(got);
+  /* An empty max is refused, as on the CPU, and nothing is returned. */
+  const int64_t none[1] = {0};
+  tc_tensor e = NULL, de = NULL, bad = NULL;
+  CHECK_OK(tc_empty(&e, none, 1, NULL, NULL));
+  de = to_cuda(e);
+  CHECK_FAILS_WITH(tc_max(&bad, de), TC_ERROR_INVALID_ARGUMENT, "max");
+  CHECK(bad == NULL);
+  tc_tensor_release(e);
+  tc_tensor_release(de);
+  tc_tensor_release(si);
+  tc_tensor_release(dsi);
+  tc_tensor_release(st);
+  tc_tensor_release(dst);
+  tc_tensor_release(s);
+  tc_tensor_release(t);
+  tc_tensor_release(f);
+  tc_tensor_release(ds);
+  tc_tensor_release(dt);
+  tc_tensor_release(df);
+}
+
 /* The caching allocator's statistics follow an allocation and its release. */
 static void check_memory_stats(void) {
   const tc_device cuda = tc_device_cuda(0);
@@ -431,6 +540,7 @@ int main(void) {
   check_binary_ops();
   check_comparisons();
   check_matmul();
+  check_reductions();
   check_memory_stats();
   check_bad_device_index(count);
   CHECK_OK(tc_device_synchronize(tc_device_cuda(-1)));

@@ -5,8 +5,8 @@
 // device index, mixed devices refused naming both, 0-dim CPU tensors taken
 // as host values, device operands kept in their own dtype (the device loop
 // converts) and never read on the host, no CPU loop run over them; and what
-// the CUDA loops make of such a plan (geometry, launch arguments) and how
-// cuBLAS reads a strided matrix, which need no GPU.
+// the CUDA loops make of such a plan (geometry, launch arguments), which
+// needs no GPU.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -18,7 +18,6 @@
 #include "core/error.h"
 #include "core/iter.h"
 #include "core/tensor.h"
-#include "cuda/blas.h"
 #include "cuda/pointwise.h"
 
 namespace {
@@ -272,58 +271,6 @@ TEST_F(IterOnDevice, CudaLoopsRefuseOtherDevices) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::Internal);
   }
-}
-
-// cuBLAS reads X (rows x cols, element strides rs, cs) as X^T column-major
-// (row-major X: trans false, ld = rs) or as X (column-major X: trans true,
-// ld = cs); anything else is copied first.
-TEST(CublasOperand, RowAndColumnMajorViewsNeedNoCopy) {
-  cuda::CublasOperand o;
-  ASSERT_TRUE(cuda::cublas_operand(4, 3, 3, 1, &o));  // contiguous
-  EXPECT_FALSE(o.trans);
-  EXPECT_EQ(o.ld, 3);
-  ASSERT_TRUE(cuda::cublas_operand(4, 3, 8, 1, &o));  // rows of a wider matrix (a column slice)
-  EXPECT_FALSE(o.trans);
-  EXPECT_EQ(o.ld, 8);
-  ASSERT_TRUE(cuda::cublas_operand(4, 3, 1, 4, &o));  // a transposed contiguous 3 x 4
-  EXPECT_TRUE(o.trans);
-  EXPECT_EQ(o.ld, 4);
-  ASSERT_TRUE(cuda::cublas_operand(4, 3, 1, 10, &o));  // the transpose of a row slice
-  EXPECT_TRUE(o.trans);
-  EXPECT_EQ(o.ld, 10);
-}
-
-TEST(CublasOperand, SizeOneDimsIgnoreTheirStride) {
-  cuda::CublasOperand o;
-  ASSERT_TRUE(cuda::cublas_operand(1, 5, 0, 1, &o));  // a row vector, expanded or sliced
-  EXPECT_FALSE(o.trans);
-  EXPECT_GE(o.ld, 5);
-  ASSERT_TRUE(cuda::cublas_operand(1, 5, 7, 3, &o));  // one row with a column stride of 3
-  EXPECT_TRUE(o.trans);
-  EXPECT_EQ(o.ld, 3);
-  ASSERT_TRUE(cuda::cublas_operand(5, 1, 2, 0, &o));  // a column vector with row stride 2
-  EXPECT_FALSE(o.trans);
-  EXPECT_EQ(o.ld, 2);
-  ASSERT_TRUE(cuda::cublas_operand(1, 1, 0, 0, &o));
-  EXPECT_GE(o.ld, 1);
-  ASSERT_TRUE(cuda::cublas_operand(0, 4, 4, 1, &o));  // empty: any valid ld
-  EXPECT_GE(o.ld, 4);
-}
-
-TEST(CublasOperand, OtherLayoutsAreCopied) {
-  cuda::CublasOperand o;
-  EXPECT_FALSE(cuda::cublas_operand(4, 3, 6, 2, &o));  // every other element
-  EXPECT_FALSE(cuda::cublas_operand(4, 3, 0, 1, &o));  // expanded rows (overlapping)
-  EXPECT_FALSE(cuda::cublas_operand(4, 3, 2, 1, &o));  // rows overlap: ld < cols
-  EXPECT_FALSE(cuda::cublas_operand(4, 3, 1, 3, &o));  // columns overlap: ld < rows
-}
-
-TEST(CublasOperand, Tf32IsOffByDefaultAndSwitchable) {
-  EXPECT_FALSE(cuda::matmul_allow_tf32());
-  cuda::set_matmul_allow_tf32(true);
-  EXPECT_TRUE(cuda::matmul_allow_tf32());
-  cuda::set_matmul_allow_tf32(false);
-  EXPECT_FALSE(cuda::matmul_allow_tf32());
 }
 
 }  // namespace

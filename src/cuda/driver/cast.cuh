@@ -89,6 +89,21 @@ __device__ inline void store_as(char* p, int dst, V v) {
   }
 }
 
+// The size in bytes of an element of dtype code `code`.
+__host__ __device__ inline int dtype_size(int code) {
+  switch (code) {
+    case kBool:
+    case kUInt8:
+    case kInt8: return 1;
+    case kInt16:
+    case kFloat16:
+    case kBFloat16: return 2;
+    case kInt32:
+    case kFloat32: return 4;
+    default: return 8;
+  }
+}
+
 // Byte offsets of element i for the first N operands of g.
 template <int N, class Index>
 __device__ inline void offsets(const Geometry& g, Index i, Index* o) {

@@ -50,10 +50,11 @@ const char* error_string(int code) {
   return text.c_str();
 }
 
-constexpr DriverApi kApi = {device_count,       get_device,   set_device,        device_malloc, device_free,
-                            mem_info,           event_record, event_query,       event_destroy, device_synchronize,
-                            stream_synchronize, memcpy_async, memcpy_peer_async, launch_fill,   launch_copy,
-                            launch_pointwise,   gemm,         error_string};
+constexpr DriverApi kApi = {
+    device_count,      get_device,  set_device,    device_malloc,      device_free,        mem_info,
+    event_record,      event_query, event_destroy, device_synchronize, stream_synchronize, memcpy_async,
+    memcpy_peer_async, launch_fill, launch_copy,   launch_pointwise,   launch_reduce,      gemm,
+    error_string};
 
 // Why CUDA is unusable, from cudaGetDeviceCount's error.
 std::string driver_problem(cudaError_t err) {

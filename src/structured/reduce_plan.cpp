@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "cpu/reduce_plan.h"
+#include "structured/reduce_plan.h"
 
 #include <algorithm>
 
 #include "core/shape.h"
 
-namespace tc::cpu {
+namespace tc::structured {
 namespace {
 
 // Merges neighbours (outer, inner) when outer_stride == inner_stride * inner_size.
@@ -89,4 +89,22 @@ void check_nonempty_reduction(const Tensor& self, uint64_t mask, const char* op,
   }
 }
 
-}  // namespace tc::cpu
+ScalarType sum_like_dtype(const char* op, bool mean, ScalarType self, std::optional<ScalarType> dtype) {
+  const ScalarType out = dtype ? *dtype : (mean || !is_integral(self, true)) ? self : ScalarType::Int64;
+  if (mean)
+    TC_CHECK_TYPE(is_floating(out), op, ": could not infer output dtype: ", dtype ? "argument 'dtype'" : "input",
+                  " must be a floating point dtype, got ", out);
+  TC_CHECK_TYPE(is_valid_dtype(int(out)), op, ": argument 'dtype' has unsupported dtype ", out);
+  return out;
+}
+
+ScalarType logical_reduce_dtype(ScalarType self) {
+  return self == ScalarType::UInt8 ? ScalarType::UInt8 : ScalarType::Bool;
+}
+
+void check_full_extreme(const Tensor& self, const char* op) {
+  TC_CHECK_ARG(self.numel() > 0, op,
+               ": expected reduction dim to be specified for input.numel() == 0 (pass the 'dim' argument)");
+}
+
+}  // namespace tc::structured

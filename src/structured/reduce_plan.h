@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// How a reduction walks its input: which dims are kept (one output element
-// per index) and which are reduced, coalesced so contiguous runs become one
-// long loop. The engine (reduce_engine.h) runs an Op over a plan.
+// The meta step of reductions, shared by every backend: which dims are kept
+// (one output element per index) and which are reduced, coalesced so
+// contiguous runs become one long loop; the dim-list rules and the result
+// dtypes. The CPU's engine (cpu/reduce_engine.h) and the CUDA reduction
+// kernel (cuda/reduce.cpp) each run an op over a plan.
 #pragma once
 #include <cstdint>
 #include <optional>
 
 #include "core/tensor.h"
 
-namespace tc::cpu {
+namespace tc::structured {
 
 struct ReducePlan {
   DimVector out_shape;                 // shape of the result tensor (keepdim or not)
@@ -30,4 +32,13 @@ uint64_t reduce_mask_one(const Tensor& self, int64_t dim, const char* op);
 // output is empty anyway. Throws `code` naming op.
 void check_nonempty_reduction(const Tensor& self, uint64_t mask, const char* op, ErrorCode code);
 
-}  // namespace tc::cpu
+// sum and prod: the dtype argument, else integers and bool widen to int64
+// (PyTorch's rule) and floats keep theirs. mean: the dtype argument or
+// self's, which must be floating. Errors name `op`.
+ScalarType sum_like_dtype(const char* op, bool mean, ScalarType self, std::optional<ScalarType> dtype);
+// all and any: uint8 stays uint8 (PyTorch's rule), every other dtype gives bool.
+ScalarType logical_reduce_dtype(ScalarType self);
+// max() and min() over every element refuse an empty tensor.
+void check_full_extreme(const Tensor& self, const char* op);
+
+}  // namespace tc::structured
