@@ -427,6 +427,38 @@ TC_API tc_status tc_cuda_matmul_set_allow_tf32(bool allow);
 /* *out = the setting above. */
 TC_API tc_status tc_cuda_matmul_allow_tf32(bool* out);
 
+/* ---- device hooks: an out-of-tree backend's memory -------------------------
+ * What a backend on TC_DEVICE_PRIVATEUSE1 registers so that tensorc can make
+ * its tensors and move data to and from them: tc_empty / tc_empty_strided on
+ * that device allocate through `allocate`, and copy_, to(device), .cpu()
+ * between it and the CPU (any dtypes, any strides, broadcasting) stage
+ * through host memory with `copy_bytes`. Kernels the backend registers with
+ * tc_library_impl for PrivateUse1 take precedence (the newest registration
+ * wins). Each function returns TC_OK, or an error status after tc_error_set()
+ * with a message that tensorc passes on. user_data is passed back to each. */
+typedef struct tc_device_hooks {
+  size_t struct_size; /* sizeof(tc_device_hooks), so the struct can grow */
+  int device_count;   /* devices 0 .. device_count - 1; at least 1 */
+  /* *out = nbytes (> 0) of memory on device `index`. */
+  tc_status (*allocate)(void** out, int index, size_t nbytes, void* user_data);
+  /* Releases what allocate returned (any thread; must not fail). */
+  void (*release)(void* data, int index, void* user_data);
+  /* Copies nbytes from src to dst; each side is on the backend's device or
+   * on the host (its device type TC_DEVICE_CPU). */
+  tc_status (*copy_bytes)(void* dst, tc_device dst_device, const void* src, tc_device src_device, size_t nbytes,
+                          void* user_data);
+  /* Waits for work queued on device `index`; NULL when nothing is ever queued. */
+  tc_status (*synchronize)(int index, void* user_data);
+  void* user_data;
+} tc_device_hooks;
+
+/* Registers (or replaces) the hooks of `device_type`, which must be
+ * TC_DEVICE_PRIVATEUSE1; *hooks is copied. Tensors allocated through earlier
+ * hooks keep using those hooks' release. Errors: TC_ERROR_INVALID_ARGUMENT
+ * naming 'hooks' (NULL, a struct_size too small, a NULL function,
+ * device_count < 1) or 'device_type'. */
+TC_API tc_status tc_device_register_hooks(int32_t device_type, const tc_device_hooks* hooks);
+
 /* ---- threads ------------------------------------------------------------- */
 /* Sets the number of threads used by parallel kernels (and GEMM) in the whole
  * process. Errors: TC_ERROR_INVALID_ARGUMENT (names 'n') unless n >= 1. */

@@ -99,3 +99,10 @@ void tc::capi::write_string(char* buf, size_t capacity, size_t* needed, const st
   }
   if (needed) *needed = s.size() + 1;
 }
+
+void tc::capi::throw_callback_status(tc_status st, const std::string& who) {
+  std::string msg = tc_last_error_code() == st ? tc_last_error_message() : "";
+  if (msg.empty()) msg = who + " failed with status " + std::to_string(int(st)) + " (" + tc_status_name(st) + ")";
+  const int code = st >= 1 && st <= 8 ? int(st) : int(tc::ErrorCode::Runtime);
+  throw tc::Error(static_cast<tc::ErrorCode>(code), msg);
+}

@@ -24,14 +24,6 @@ ag::FunctionCtx& from_handle(tc_function_ctx h) { return *reinterpret_cast<ag::F
 
 tc_tensor borrowed(const tc::Tensor& t) { return reinterpret_cast<tc_tensor>(t.impl()); }
 
-// A callback's failure as an exception carrying its status and message.
-[[noreturn]] void rethrow_callback(tc_status st, const std::string& who) {
-  std::string msg = tc_last_error_code() == st ? tc_last_error_message() : "";
-  if (msg.empty()) msg = who + " failed with status " + std::to_string(int(st)) + " (" + tc_status_name(st) + ")";
-  const int code = st >= 1 && st <= 8 ? int(st) : int(tc::ErrorCode::Runtime);
-  throw tc::Error(static_cast<tc::ErrorCode>(code), msg);
-}
-
 ag::variable_list handles_to_tensors(const tc_tensor* hs, size_t n, const char* fn) {
   TC_CHECK_ARG(hs || n == 0, fn, ": argument 'tensors' is NULL but 'n' is ", n);
   ag::variable_list out;
@@ -68,7 +60,7 @@ tc_function make_function(const char* fn, tc_function* out, const char* name, bo
     ag::variable_list result;
     for (tc_tensor h : gi)  // adopt every reference the callback handed over, even on failure
       result.push_back(h ? tc::Tensor(tc::intrusive_ptr<tc::TensorImpl>::adopt(tc::capi::impl_of(h))) : tc::Tensor());
-    if (st != TC_OK) rethrow_callback(st, who);
+    if (st != TC_OK) tc::capi::throw_callback_status(st, who);
     return result;
   };
   auto* handle = new tc_function_s;
@@ -132,7 +124,7 @@ std::vector<tc_value> apply_impl(tc_function f, const tc_value* inputs, size_t n
       }
       if (st != TC_OK) {
         for (tc_tensor h : outs) tc_tensor_release(h);
-        rethrow_callback(st, name + " forward");
+        tc::capi::throw_callback_status(st, name + " forward");
       }
       for (size_t i = 0; i < n_outputs; ++i)
         if (!outs[i]) {
@@ -143,7 +135,7 @@ std::vector<tc_value> apply_impl(tc_function f, const tc_value* inputs, size_t n
       tc_status st = f->forward_values(values.data(), n_outputs, to_handle(ctx), inputs, n_inputs, f->user_data);
       if (st != TC_OK) {
         tc_values_release(values.data(), values.size());
-        rethrow_callback(st, name + " forward");
+        tc::capi::throw_callback_status(st, name + " forward");
       }
     }
     ctx.total_outputs = n_outputs;

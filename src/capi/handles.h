@@ -74,6 +74,10 @@ void write_string(char* buf, size_t capacity, size_t* needed, const std::string&
 Tensor tensor_over_memory(void* data, tc_dtype dtype, const int64_t* sizes, const int64_t* strides, size_t ndim,
                           tc_device device, tc_blob_deleter deleter, void* ctx, const char* fn);
 
+// A C callback's failure (status st, message from tc_error_set) as an Error
+// with that code and message; `who` names the callback when it set none.
+[[noreturn]] void throw_callback_status(tc_status st, const std::string& who);
+
 // A list handle for dynamic-length results.
 tc_tensor_list new_tensor_list(std::vector<Tensor>&& ts);
 // Consumes a list handle (one reference) and returns its tensors.

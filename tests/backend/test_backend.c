@@ -3,7 +3,8 @@
  * library and loaded with dlopen after tensorc is running. Its "device memory"
  * is host memory; what matters is that dispatch reaches its kernels. When
  * loaded it registers add.Tensor for PrivateUse1 with the op's natural C
- * signature (called through libffi). */
+ * signature (called through libffi), and device hooks, so that tensorc's
+ * own empty / copy_ / to(device) work on its device. */
 #include <stdlib.h>
 #include <string.h>
 #include <tensorc.h>
@@ -36,6 +37,51 @@ static tc_status privateuse1_add(tc_tensor* out, tc_tensor self, tc_tensor other
   return st;
 }
 
+/* Device hooks: "device memory" from malloc, copies by memcpy; counts live
+ * allocations so the test can see every tensor released, and can make copies
+ * fail to see the error reach the caller. */
+static int live_allocations = 0;
+static int fail_copies = 0;
+
+static tc_status hook_allocate(void** out, int index, size_t nbytes, void* user_data) {
+  (void)index;
+  (void)user_data;
+  *out = malloc(nbytes);
+  if (!*out) return tc_error_set(TC_ERROR_OUT_OF_MEMORY, "test backend: out of memory");
+  __atomic_add_fetch(&live_allocations, 1, __ATOMIC_RELAXED);
+  return TC_OK;
+}
+
+static void hook_release(void* data, int index, void* user_data) {
+  (void)index;
+  (void)user_data;
+  free(data);
+  __atomic_sub_fetch(&live_allocations, 1, __ATOMIC_RELAXED);
+}
+
+static tc_status hook_copy(void* dst, tc_device dst_device, const void* src, tc_device src_device, size_t nbytes,
+                           void* user_data) {
+  (void)dst_device;
+  (void)src_device;
+  (void)user_data;
+  if (fail_copies) return tc_error_set(TC_ERROR_RUNTIME, "test backend: the copy engine is down");
+  memcpy(dst, src, nbytes);
+  return TC_OK;
+}
+
+__attribute__((visibility("default"))) int tc_test_backend_live_allocations(void) {
+  return __atomic_load_n(&live_allocations, __ATOMIC_RELAXED);
+}
+__attribute__((visibility("default"))) void tc_test_backend_fail_copies(int on) { fail_copies = on; }
+
 __attribute__((constructor)) static void register_backend(void) {
   tc_library_impl("add.Tensor", TC_KEY_PRIVATEUSE1, (tc_fn_ptr)privateuse1_add);
+  tc_device_hooks hooks;
+  memset(&hooks, 0, sizeof hooks);
+  hooks.struct_size = sizeof hooks;
+  hooks.device_count = 2;
+  hooks.allocate = hook_allocate;
+  hooks.release = hook_release;
+  hooks.copy_bytes = hook_copy;
+  tc_device_register_hooks(TC_DEVICE_PRIVATEUSE1, &hooks);
 }

@@ -38,6 +38,21 @@ static void check_runtime_bad_input(void) {
   CHECK_FAILS_WITH(tc_device_reset_peak_memory_stats(tc_device_cpu()), TC_ERROR_NOT_IMPLEMENTED, "CPU");
   CHECK_OK(tc_device_empty_cache(TC_DEVICE_CPU));
   CHECK_FAILS_WITH(tc_device_empty_cache(99), TC_ERROR_DEVICE, "'device_type'");
+  /* Device hooks: refused unless complete, for PrivateUse1 only. */
+  tc_device_hooks hooks;
+  memset(&hooks, 0, sizeof hooks);
+  CHECK_FAILS_WITH(tc_device_register_hooks(TC_DEVICE_PRIVATEUSE1, NULL), TC_ERROR_INVALID_ARGUMENT, "'hooks'");
+  CHECK_FAILS_WITH(tc_device_register_hooks(TC_DEVICE_PRIVATEUSE1, &hooks), TC_ERROR_INVALID_ARGUMENT, "struct_size");
+  hooks.struct_size = sizeof hooks;
+  hooks.device_count = 1;
+  CHECK_FAILS_WITH(tc_device_register_hooks(TC_DEVICE_PRIVATEUSE1, &hooks), TC_ERROR_INVALID_ARGUMENT, "copy_bytes");
+  CHECK_FAILS_WITH(tc_device_register_hooks(TC_DEVICE_CUDA, &hooks), TC_ERROR_INVALID_ARGUMENT, "'device_type'");
+  /* Without hooks, the PrivateUse1 device cannot hold tensors, and says why. */
+  const int64_t two[1] = {2};
+  tc_device pu1 = {TC_DEVICE_PRIVATEUSE1, 0};
+  tc_tensor none = NULL;
+  CHECK_FAILS_WITH(tc_empty(&none, two, 1, NULL, &pu1), TC_ERROR_DEVICE, "privateuseone is not available");
+  CHECK(none == NULL);
   /* The TF32 switch is a setting: it needs no device. */
   bool tf32 = true;
   CHECK_OK(tc_cuda_matmul_allow_tf32(&tf32));

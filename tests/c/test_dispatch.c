@@ -185,6 +185,78 @@ static void noop_free(void* data, void* ctx) {
   (void)data;
 }
 
+/* The backend's device hooks: tensorc's empty, copy_ and to(device) on its
+ * device; strided and converting copies both ways; failures reported with the
+ * backend's message and nothing written; every allocation released. */
+static void test_backend_hooks(void* lib) {
+  int (*live)(void) = NULL;
+  void (*fail_copies)(int) = NULL;
+  /* POSIX's way to take a function from dlsym without an object-to-function cast */
+  *(void**)(&live) = dlsym(lib, "tc_test_backend_live_allocations");
+  *(void**)(&fail_copies) = dlsym(lib, "tc_test_backend_fail_copies");
+  CHECK(live != NULL && fail_copies != NULL);
+  if (!live || !fail_copies) return;
+  const int live_before = live();
+  tc_device pu1 = {TC_DEVICE_PRIVATEUSE1, 1};
+  const double v[6] = {1, 2, 3, 4, 5, 6};
+  const int64_t shape[2] = {2, 3};
+  tc_tensor x = NULL, xt = NULL, dev = NULL, devt = NULL, back = NULL;
+  CHECK(tc_tensor_from_data(&x, v, TC_FLOAT64, shape, 2) == TC_OK);
+  CHECK(tc_t(&xt, x) == TC_OK); /* 3 x 2, not contiguous */
+  /* CPU -> device: allocated through the hooks on device 1 */
+  CHECK(tc_to_device(&dev, xt, pu1, TC_FLOAT32, NULL, NULL) == TC_OK);
+  tc_device where = {0, 0};
+  CHECK(tc_tensor_device(&where, dev) == TC_OK && where.type == TC_DEVICE_PRIVATEUSE1 && where.index == 1);
+  CHECK(live() == live_before + 1);
+  /* A transposed view on the device, back to the CPU as int64: x again */
+  CHECK(tc_t(&devt, dev) == TC_OK);
+  CHECK(tc_to_device(&back, devt, tc_device_cpu(), TC_INT64, NULL, NULL) == TC_OK);
+  int64_t r[6] = {0};
+  CHECK(tc_tensor_copy_to_buffer(r, sizeof r, back) == TC_OK);
+  CHECK(r[0] == 1 && r[1] == 2 && r[2] == 3 && r[3] == 4 && r[4] == 5 && r[5] == 6);
+  /* copy_ into a strided device view broadcasts and converts; the gaps keep their values */
+  tc_tensor row = NULL, col = NULL, full = NULL;
+  const float one[1] = {9};
+  const int64_t n1[1] = {1};
+  CHECK(tc_tensor_from_data(&row, one, TC_FLOAT32, n1, 1) == TC_OK);
+  CHECK(tc_select_int(&col, dev, 1, 0) == TC_OK); /* column 0 of the 3 x 2 device tensor */
+  CHECK(tc_copy_inplace(col, row, NULL) == TC_OK);
+  CHECK(tc_to_device(&full, dev, tc_device_cpu(), TC_FLOAT64, NULL, NULL) == TC_OK);
+  double f[6] = {0};
+  CHECK(tc_tensor_copy_to_buffer(f, sizeof f, full) == TC_OK);
+  CHECK(f[0] == 9 && f[1] == 4 && f[2] == 9 && f[3] == 5 && f[4] == 9 && f[5] == 6);
+  /* A failing copy: the backend's status and message, the destination unchanged */
+  uint32_t version = 0, version_after = 0;
+  CHECK(tc_tensor_version(&version, col) == TC_OK);
+  fail_copies(1);
+  tc_tensor bad = NULL;
+  CHECK(tc_to_device(&bad, x, pu1, TC_FLOAT32, NULL, NULL) == TC_ERROR_RUNTIME);
+  CHECK(MSG_HAS("the copy engine is down"));
+  CHECK(bad == NULL);
+  CHECK(tc_copy_inplace(col, row, NULL) == TC_ERROR_RUNTIME);
+  fail_copies(0);
+  CHECK(tc_tensor_version(&version_after, col) == TC_OK && version_after == version);
+  /* empty on the device, and a device index out of range */
+  tc_tensor e = NULL;
+  CHECK(tc_empty(&e, shape, 2, NULL, &pu1) == TC_OK);
+  CHECK(live() == live_before + 2);
+  tc_device pu9 = {TC_DEVICE_PRIVATEUSE1, 9};
+  tc_tensor e9 = NULL;
+  CHECK(tc_empty(&e9, shape, 2, NULL, &pu9) == TC_ERROR_DEVICE);
+  CHECK(MSG_HAS("out of range"));
+  CHECK(e9 == NULL);
+  tc_tensor_release(e);
+  tc_tensor_release(full);
+  tc_tensor_release(col);
+  tc_tensor_release(row);
+  tc_tensor_release(back);
+  tc_tensor_release(devt);
+  tc_tensor_release(dev);
+  tc_tensor_release(xt);
+  tc_tensor_release(x);
+  CHECK(live() == live_before); /* every allocation went back through the hooks */
+}
+
 static void test_backend_library(void) {
   static float da[3] = {1, 2, 3}, db[3] = {4, 5, 6};
   int64_t shape[1] = {3}, count = 0;
@@ -226,6 +298,7 @@ static void test_backend_library(void) {
   tc_tensor_release(a);
   tc_tensor_release(b);
   tc_tensor_release(cpu);
+  test_backend_hooks(lib);
   /* The library stays loaded: its kernel is registered for the process. */
 }
 
