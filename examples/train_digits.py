@@ -4,15 +4,19 @@
 momentum 0.9, lr 0.1, batches of 32, 30 epochs, 20 % held out) with
 tensorc.nn and tensorc.optim, and prints the held-out accuracy.
 
-    train_digits.py [path/to/digits.csv.gz] [--epochs N] [--seed S] [--min-accuracy A]
+    train_digits.py [path/to/digits.csv.gz] [--epochs N] [--seed S] [--min-accuracy A] [--device D]
 
 The shuffles (a xorshift generator), the split and the initial weights
 (tensorc's generator seeded with --seed, w ~ N(0, 1/fan_in), b = 0) are the
 C demo's, so both train the same network on the same batches.
 
+--device cuda trains on the GPU (the same network, batches and initial
+weights, moved there).
+
 Exit codes, as the C demo's: 0 trained (and reached --min-accuracy when
 given); 1 tensorc error; 2 bad arguments or an unreadable/corrupt data file;
-3 accuracy below --min-accuracy.
+3 accuracy below --min-accuracy; 77 --device names a device this machine
+does not have (a test runner reports it as skipped).
 
 train_epoch() and make_model() only use what torch and tensorc share, so a
 benchmark can time one epoch of both with the same code."""
@@ -122,8 +126,8 @@ def train_epoch(model, loss_fn, optimizer, x, y, batch_size=BATCH_SIZE):
 
 def accuracy(model, x, y):
     with tensorc.no_grad():
-        predicted = model(x).argmax(1)
-    return (predicted == y).sum().item() / y.shape[0]
+        predicted = model(x).cpu().argmax(1)
+    return (predicted == y.cpu()).sum().item() / y.shape[0]
 
 
 def parse_args(argv):
@@ -132,6 +136,7 @@ def parse_args(argv):
     parser.add_argument("--epochs", type=int, default=EPOCHS)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--min-accuracy", type=float, default=None)
+    parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     args = parser.parse_args(argv)
     if args.epochs < 1:
         parser.error("--epochs must be at least 1")
@@ -140,6 +145,9 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(argv)
+    if args.device.startswith("cuda") and not tensorc.cuda.is_available():
+        print("SKIPPED: --device {}: {}".format(args.device, tensorc.cuda.unavailable_reason()))
+        return 77
     try:
         pixels, labels = load_digits(args.path)
     except DataError as e:
@@ -151,20 +159,22 @@ def main(argv=None):
     rng.shuffle(order, rows)
     n_test = rows // 5
     n_train = rows - n_test
-    print("digits: {} images from {}; training on {}, holding out {}".format(rows, args.path, n_train, n_test))
+    print("digits: {} images from {}; training on {}, holding out {}, on {}".format(rows, args.path, n_train, n_test,
+                                                                                   args.device))
 
     try:
-        x_all, y_all = tensorc.tensor(pixels), tensorc.tensor(labels)
+        x_all, y_all = tensorc.tensor(pixels).to(args.device), tensorc.tensor(labels).to(args.device)
         model = make_model()
         init_like_c_demo(model, args.seed)
+        model.to(args.device)
         loss_fn = nn.CrossEntropyLoss()
         optimizer = optim.SGD(model.parameters(), lr=LEARNING_RATE, momentum=MOMENTUM)
         for epoch in range(1, args.epochs + 1):
             rng.shuffle(order, n_train)  # the held-out tail stays put
-            index = tensorc.tensor(order[:n_train])
+            index = tensorc.tensor(order[:n_train]).to(args.device)
             loss = train_epoch(model, loss_fn, optimizer, x_all.index_select(0, index), y_all.index_select(0, index))
             print("epoch {:2d}  loss {:.4f}".format(epoch, loss))
-        held_out = tensorc.tensor(order[n_train:])
+        held_out = tensorc.tensor(order[n_train:]).to(args.device)
         acc = accuracy(model, x_all.index_select(0, held_out), y_all.index_select(0, held_out))
     except tensorc.Error as e:
         print("train_digits: {}: {}".format(type(e).__name__, e), file=sys.stderr)

@@ -166,19 +166,6 @@ static void relu_body(TensorIter& it) {
                         [&] { cpu_kernel(it, [](scalar_t a) -> scalar_t { return relu_op(a); }); });
 }
 
-static const Tensor& checked_neg_input(const Tensor& self, const char* name) {
-  cpu::check_defined(self, name, "self");
-  TC_CHECK_TYPE(self.dtype() != ScalarType::Bool, name,
-                ": negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert "
-                "a mask, use the `~` or `logical_not()` operator instead.");
-  return self;
-}
-static const Tensor& checked_relu_input(const Tensor& self, const char* name) {
-  cpu::check_defined(self, name, "self");
-  TC_CHECK_TYPE(self.dtype() != ScalarType::Bool, name, ": boolean inputs are not supported");
-  return self;
-}
-
 void exp_loop_cpu(TensorIter& it) {
   float_loop(
       it, "exp", cpu::VecOp::Exp, [e = cpu::ExpF32()](auto x) { return exp_op(e, x); }, kGrainSize);
@@ -263,19 +250,21 @@ void trunc_loop_cpu(TensorIter& it) { rounding_body<Rounding::Trunc>(it); }
 constexpr bool kSame = false;  // structured::run_unary's int_to_float
 
 // ---- same dtype ----
-Tensor neg_cpu(const Tensor& self) { return structured::unary_same(checked_neg_input(self, "neg"), "neg", neg_body); }
+Tensor neg_cpu(const Tensor& self) {
+  return structured::unary_same(structured::check_neg_input(self, "neg"), "neg", neg_body);
+}
 Tensor& neg_out_cpu(const Tensor& self, Tensor& out) {
-  return structured::unary_same_out(checked_neg_input(self, "neg"), out, "neg", neg_body);
+  return structured::unary_same_out(structured::check_neg_input(self, "neg"), out, "neg", neg_body);
 }
 Tensor& neg_inplace_cpu(Tensor& self) {
-  checked_neg_input(self, "neg_");
+  structured::check_neg_input(self, "neg_");
   return structured::unary_same_(self, "neg_", neg_body);
 }
 Tensor relu_cpu(const Tensor& self) {
-  return structured::unary_same(checked_relu_input(self, "relu"), "relu", relu_body);
+  return structured::unary_same(structured::check_relu_input(self, "relu"), "relu", relu_body);
 }
 Tensor& relu_inplace_cpu(Tensor& self) {
-  checked_relu_input(self, "relu_");
+  structured::check_relu_input(self, "relu_");
   return structured::unary_same_(self, "relu_", relu_body);
 }
 

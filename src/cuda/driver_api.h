@@ -67,6 +67,13 @@ enum class PointwiseOp : int {
   Tanh,
   Sigmoid,
   Erf,
+  Neg,
+  Relu,
+  ThresholdBackward,  // out = b <= alpha ? 0 : a (a: grad_output, b: self, alpha: the threshold)
+  SigmoidBackward,    // out = a * (1 - b) * b (b: sigmoid's output)
+  TanhBackward,       // out = a * (1 - b * b) (b: tanh's output)
+  Maximum,            // NaN-propagating for floating types
+  Minimum,
   Eq,  // comparisons: 1 or 0 in the compute type, stored as the output's dtype
   Ne,
   Lt,
@@ -121,6 +128,19 @@ struct ReduceArgs {
   int64_t red_sizes[kMaxDims] = {}, red_strides[kMaxDims] = {};
 };
 
+// gather's loop over a geometry of three operands: out (0), self with its
+// stride along `dim` zeroed (1), index (2, int64): each element of out is the
+// element of self `index * dim_stride` bytes further. Indices were checked
+// against dim_size before the launch; an index outside it reads element 0.
+struct GatherArgs {
+  char* out = nullptr;
+  const char* self = nullptr;
+  const char* index = nullptr;
+  int elem_size = 0;
+  int64_t dim_stride = 0;  // bytes
+  int64_t dim_size = 0;
+};
+
 // One (batched) matrix product in cuBLAS's column-major terms:
 //   C[i] = alpha * op(A[i]) @ op(B[i]) + beta * C[i],  i < batch,
 // op(X) = X, or X transposed when trans_X; op(A) is m x k, op(B) k x n, C
@@ -171,6 +191,8 @@ struct DriverApi {
   // The pointwise loop over g (ATen's GPU element loop: grid-stride, 32-bit
   // indexing when offsets fit, dynamic casting).
   int (*launch_pointwise)(const PointwiseArgs* args, const Geometry* g, Stream stream);
+  // gather (GatherArgs) over g.
+  int (*launch_gather)(const GatherArgs* args, const Geometry* g, Stream stream);
   // One reduction pass (ReduceArgs).
   int (*launch_reduce)(const ReduceArgs* args, Stream stream);
   // The GEMM above on cuBLAS (a handle per device and thread, on `stream`).

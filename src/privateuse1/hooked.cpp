@@ -7,6 +7,7 @@
 // backend. A backend's own kernels for these ops take precedence.
 #include <algorithm>
 #include <optional>
+#include <string>
 
 #include "core/device_hooks.h"
 #include "core/error.h"
@@ -18,10 +19,20 @@ namespace {
 
 constexpr DeviceType kType = DeviceType::PrivateUse1;
 
+// The backend's hooks; Error(Device) naming the argument on its device when
+// no backend has registered any.
+DeviceHooks& hooks_for(const char* op, const char* arg, Device device) {
+  std::string why;
+  DeviceHooks* h = try_device_hooks(kType, &why);
+  TC_CHECK(h != nullptr, Device, op, ": argument '", arg, "' is on ", device, ", which is not available: ", why);
+  return *h;
+}
+
 // The backend's device for a factory: `device` with -1 resolved.
 Device hooked_device(const char* op, std::optional<Device> device) {
   TC_CHECK(device && device->type == kType, Internal, op, ": PrivateUse1 kernel called for device ",
            device ? device->str() : std::string("(none)"));
+  hooks_for(op, "device", *device);
   return Device(kType, resolve_device_index(kType, device->index, op));
 }
 
@@ -85,7 +96,7 @@ Tensor& copy_inplace_privateuse1(Tensor& self, const Tensor& src, bool non_block
   TC_CHECK((sd.type == kType || sd.is_cpu()) && (rd.type == kType || rd.is_cpu()), Device,
            "copy_: cannot copy between ", sd, " and ", rd, " (copy through the CPU)");
   if (self.is_same(src)) return self;
-  DeviceHooks& hooks = device_hooks(kType, "copy_");
+  DeviceHooks& hooks = hooks_for("copy_", sd.type == kType ? "self" : "src", sd.type == kType ? sd : rd);
   Tensor host_src = src;
   if (!rd.is_cpu()) host_src = mirror_on_host(src, true, hooks).view;
   if (sd.is_cpu()) {

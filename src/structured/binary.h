@@ -49,6 +49,26 @@ void run_binary(Tensor& out, TensorOrNumber a, TensorOrNumber b, Write w, const 
   if (w != Write::Functional) out.bump_version();
 }
 
+// The meta step of the pointwise backward kernels (threshold_backward,
+// sigmoid_backward...): out = f(grad_output, other) in their common dtype;
+// `floating` restricts it to floating dtypes, bool is refused. body(it, dtype)
+// runs the backend's loop.
+template <class Body>
+Tensor run_pointwise_backward(const Tensor& grad_output, const Tensor& other, const char* other_name, bool floating,
+                              const char* name, Body&& body) {
+  Tensor out;
+  TensorIter it(name);
+  it.add_output(out).add_input(grad_output).add_input(other).promote_inputs();
+  it.build();
+  const ScalarType dt = it.common_dtype();
+  TC_CHECK_TYPE(!floating || is_floating(dt), name, ": arguments 'grad_output' and '", other_name,
+                "' expected floating point tensors, got ", grad_output.dtype(), " and ", other.dtype());
+  TC_CHECK_TYPE(dt != ScalarType::Bool, name, ": arguments 'grad_output' and '", other_name,
+                "' expected numeric tensors, got bool");
+  body(it, dt);
+  return out;
+}
+
 // add/sub's alpha against the result dtype (PyTorch's messages).
 void check_alpha(ScalarType dtype, const Scalar& alpha, const char* name);
 // sub and rsub refuse bool operands.

@@ -43,6 +43,11 @@ void run_unary(Tensor& out, const Tensor& self, Write w, const char* op, bool in
   if (w != Write::Functional) out.bump_version();
 }
 
+// neg and relu are unary_same ops with an input rule of their own, checked
+// before the family function runs: no bool.
+const Tensor& check_neg_input(const Tensor& self, const char* name);
+const Tensor& check_relu_input(const Tensor& self, const char* name);
+
 // unary_same: out = f(self) in self's dtype (abs, floor...).
 Tensor unary_same(const Tensor& self, const char* op, Loop loop);
 Tensor& unary_same_(Tensor& self, const char* op, Loop loop);

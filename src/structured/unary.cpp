@@ -14,6 +14,20 @@ Tensor functional(const Tensor& self, const char* op, bool int_to_float, Loop lo
 
 }  // namespace
 
+const Tensor& check_neg_input(const Tensor& self, const char* name) {
+  TC_CHECK_ARG(self.defined(), name, ": argument 'self' is an undefined tensor");
+  TC_CHECK_TYPE(self.dtype() != ScalarType::Bool, name,
+                ": negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert "
+                "a mask, use the `~` or `logical_not()` operator instead.");
+  return self;
+}
+
+const Tensor& check_relu_input(const Tensor& self, const char* name) {
+  TC_CHECK_ARG(self.defined(), name, ": argument 'self' is an undefined tensor");
+  TC_CHECK_TYPE(self.dtype() != ScalarType::Bool, name, ": boolean inputs are not supported");
+  return self;
+}
+
 Tensor unary_same(const Tensor& self, const char* op, Loop loop) { return functional(self, op, false, loop); }
 Tensor& unary_same_(Tensor& self, const char* op, Loop loop) {
   run_unary(self, self, Write::InPlace, op, false, loop);

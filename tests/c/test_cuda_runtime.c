@@ -487,6 +487,112 @@ static void check_reductions(void) {
   tc_tensor_release(df);
 }
 
+/* The training ops (activations and their backward, softmax, nll_loss,
+ * gather / index_select, *_like) against the CPU. */
+static void check_nn_ops(void) {
+  const int64_t shape[2] = {6, 5}, nt[1] = {6};
+  tc_tensor x = spread(shape, 2, -3, 3), dx = to_cuda(x), want = NULL, got = NULL;
+  const int64_t labels[6] = {0, 4, 2, -100, 1, 3};
+  tc_tensor t = NULL, dt = NULL;
+  CHECK_OK(tc_tensor_from_data(&t, labels, TC_INT64, nt, 1));
+  dt = to_cuda(t);
+  /* log_softmax, softmax and their backward */
+  tc_tensor y = NULL, dy = NULL;
+  CHECK_OK(tc_log_softmax_int(&y, x, 1, NULL));
+  CHECK_OK(tc_log_softmax_int(&dy, dx, 1, NULL));
+  CHECK(rel_diff_as_float(dy, y) <= 1e-5);
+  CHECK_OK(tc_internal_log_softmax_backward_data(&want, x, y, 1, TC_FLOAT32));
+  CHECK_OK(tc_internal_log_softmax_backward_data(&got, dx, dy, 1, TC_FLOAT32));
+  CHECK(rel_diff_as_float(got, want) <= 1e-4);
+  tc_tensor_release(want);
+  tc_tensor_release(got);
+  CHECK_OK(tc_softmax_int(&want, x, 0, NULL));
+  CHECK_OK(tc_softmax_int(&got, dx, 0, NULL));
+  CHECK(rel_diff_as_float(got, want) <= 1e-5);
+  tc_tensor_release(want);
+  tc_tensor_release(got);
+  /* nll_loss with an ignored row, mean and none, and its backward through cross_entropy */
+  const int64_t mean = 1, none = 0;
+  CHECK_OK(tc_nll_loss(&want, y, t, NULL, &mean, NULL));
+  CHECK_OK(tc_nll_loss(&got, dy, dt, NULL, &mean, NULL));
+  CHECK(rel_diff_as_float(got, want) <= 1e-5);
+  tc_tensor_release(want);
+  tc_tensor_release(got);
+  CHECK_OK(tc_nll_loss(&want, y, t, NULL, &none, NULL));
+  CHECK_OK(tc_nll_loss(&got, dy, dt, NULL, &none, NULL));
+  CHECK(rel_diff_as_float(got, want) <= 1e-5);
+  tc_tensor_release(want);
+  tc_tensor_release(got);
+  tc_tensor leaf = NULL, dleaf = NULL, loss = NULL, dloss = NULL, g = NULL, dg = NULL;
+  CHECK_OK(tc_tensor_detach(&leaf, x));
+  CHECK_OK(tc_tensor_detach(&dleaf, dx));
+  CHECK_OK(tc_tensor_set_requires_grad(leaf, true));
+  CHECK_OK(tc_tensor_set_requires_grad(dleaf, true));
+  CHECK_OK(tc_cross_entropy_loss(&loss, leaf, t, NULL, NULL, NULL, NULL));
+  CHECK_OK(tc_cross_entropy_loss(&dloss, dleaf, dt, NULL, NULL, NULL, NULL));
+  CHECK_OK(tc_tensor_backward(loss, NULL, false, false));
+  CHECK_OK(tc_tensor_backward(dloss, NULL, false, false));
+  CHECK_OK(tc_tensor_grad(&g, leaf));
+  CHECK_OK(tc_tensor_grad(&dg, dleaf));
+  CHECK(g != NULL && dg != NULL);
+  if (g && dg) CHECK(rel_diff_as_float(dg, g) <= 1e-4);
+  /* A target out of range: an IndexError naming its position, nothing returned */
+  const int64_t bad_labels[6] = {0, 1, 2, 7, 1, 3};
+  tc_tensor tb = NULL, dtb = NULL, bad = NULL;
+  CHECK_OK(tc_tensor_from_data(&tb, bad_labels, TC_INT64, nt, 1));
+  dtb = to_cuda(tb);
+  CHECK_FAILS_WITH(tc_nll_loss(&bad, dy, dtb, NULL, &mean, NULL), TC_ERROR_INDEX, "position 3");
+  CHECK(bad == NULL);
+  /* relu, threshold_backward, maximum, gather, index_select, ones_like */
+  CHECK_OK(tc_relu(&want, x));
+  CHECK_OK(tc_relu(&got, dx));
+  CHECK(rel_diff_as_float(got, want) == 0);
+  tc_tensor_release(want);
+  tc_tensor_release(got);
+  CHECK_OK(tc_threshold_backward(&want, y, x, tc_scalar_float(0.5)));
+  CHECK_OK(tc_threshold_backward(&got, dy, dx, tc_scalar_float(0.5)));
+  CHECK(rel_diff_as_float(got, want) == 0);
+  tc_tensor_release(want);
+  tc_tensor_release(got);
+  CHECK_OK(tc_maximum(&want, x, y));
+  CHECK_OK(tc_maximum(&got, dx, dy));
+  CHECK(rel_diff_as_float(got, want) == 0);
+  tc_tensor_release(want);
+  tc_tensor_release(got);
+  const int64_t picks[3] = {4, 0, 2}, np[1] = {3};
+  tc_tensor pi = NULL, dpi = NULL;
+  CHECK_OK(tc_tensor_from_data(&pi, picks, TC_INT64, np, 1));
+  dpi = to_cuda(pi);
+  CHECK_OK(tc_index_select(&want, x, 1, pi));
+  CHECK_OK(tc_index_select(&got, dx, 1, dpi));
+  CHECK(rel_diff_as_float(got, want) == 0);
+  tc_tensor_release(want);
+  tc_tensor_release(got);
+  CHECK_FAILS_WITH(tc_index_select(&bad, dx, 0, dpi), TC_ERROR_INDEX, "index_select");
+  CHECK(bad == NULL);
+  CHECK_OK(tc_ones_like(&got, dx, NULL, NULL));
+  tc_device where;
+  CHECK_OK(tc_tensor_device(&where, got));
+  CHECK(where.type == TC_DEVICE_CUDA);
+  tc_tensor_release(got);
+  tc_tensor_release(pi);
+  tc_tensor_release(dpi);
+  tc_tensor_release(tb);
+  tc_tensor_release(dtb);
+  tc_tensor_release(g);
+  tc_tensor_release(dg);
+  tc_tensor_release(loss);
+  tc_tensor_release(dloss);
+  tc_tensor_release(leaf);
+  tc_tensor_release(dleaf);
+  tc_tensor_release(y);
+  tc_tensor_release(dy);
+  tc_tensor_release(t);
+  tc_tensor_release(dt);
+  tc_tensor_release(x);
+  tc_tensor_release(dx);
+}
+
 /* The caching allocator's statistics follow an allocation and its release. */
 static void check_memory_stats(void) {
   const tc_device cuda = tc_device_cuda(0);
@@ -541,6 +647,7 @@ int main(void) {
   check_comparisons();
   check_matmul();
   check_reductions();
+  check_nn_ops();
   check_memory_stats();
   check_bad_device_index(count);
   CHECK_OK(tc_device_synchronize(tc_device_cuda(-1)));

@@ -51,7 +51,8 @@ static void check_runtime_bad_input(void) {
   const int64_t two[1] = {2};
   tc_device pu1 = {TC_DEVICE_PRIVATEUSE1, 0};
   tc_tensor none = NULL;
-  CHECK_FAILS_WITH(tc_empty(&none, two, 1, NULL, &pu1), TC_ERROR_DEVICE, "privateuseone is not available");
+  CHECK_FAILS_WITH(tc_empty(&none, two, 1, NULL, &pu1), TC_ERROR_DEVICE,
+                   "argument 'device' is on privateuseone:0, which is not available");
   CHECK(none == NULL);
   /* The TF32 switch is a setting: it needs no device. */
   bool tf32 = true;

@@ -12,6 +12,7 @@
 #include "core/iter.h"
 #include "core/tensor.h"
 #include "cpu/loops.h"
+#include "structured/binary.h"
 #include "tensorc_gen/native_functions.h"  // checks the kernels match the schema
 
 namespace tc::native {
@@ -20,29 +21,11 @@ namespace {
 using cpu::cpu_kernel;
 using cpu::opmath_t;
 
-// out = f(grad_output, other) with the common dtype of both; `floating`
-// restricts it to floating dtypes.
-template <class Body>
-Tensor binary_backward(const Tensor& grad_output, const Tensor& other, const char* other_name, bool floating,
-                       const char* name, Body body) {
-  Tensor out;
-  TensorIter it(name);
-  it.add_output(out).add_input(grad_output).add_input(other).promote_inputs();
-  it.build();
-  const ScalarType dt = it.common_dtype();
-  TC_CHECK_TYPE(!floating || is_floating(dt), name, ": arguments 'grad_output' and '", other_name,
-                "' expected floating point tensors, got ", grad_output.dtype(), " and ", other.dtype());
-  TC_CHECK_TYPE(dt != ScalarType::Bool, name, ": arguments 'grad_output' and '", other_name,
-                "' expected numeric tensors, got bool");
-  body(it, dt);
-  return out;
-}
-
 }  // namespace
 
 Tensor threshold_backward_cpu(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
   const char* name = "threshold_backward";
-  return binary_backward(grad_output, self, "self", false, name, [&](TensorIter& it, ScalarType dt) {
+  return structured::run_pointwise_backward(grad_output, self, "self", false, name, [&](TensorIter& it, ScalarType dt) {
     TC_DISPATCH_ALL_TYPES(dt, name, [&] {
       using acc = opmath_t<scalar_t>;
       const acc th = threshold.to<acc>();
@@ -53,22 +36,24 @@ Tensor threshold_backward_cpu(const Tensor& grad_output, const Tensor& self, con
 
 Tensor sigmoid_backward_cpu(const Tensor& grad_output, const Tensor& output) {
   const char* name = "sigmoid_backward";
-  return binary_backward(grad_output, output, "output", true, name, [&](TensorIter& it, ScalarType dt) {
-    TC_DISPATCH_FLOATING_TYPES(dt, name, [&] {
-      using acc = opmath_t<scalar_t>;
-      cpu_kernel(it, [](scalar_t g, scalar_t y) -> scalar_t { return acc(g) * (acc(1) - acc(y)) * acc(y); });
-    });
-  });
+  return structured::run_pointwise_backward(
+      grad_output, output, "output", true, name, [&](TensorIter& it, ScalarType dt) {
+        TC_DISPATCH_FLOATING_TYPES(dt, name, [&] {
+          using acc = opmath_t<scalar_t>;
+          cpu_kernel(it, [](scalar_t g, scalar_t y) -> scalar_t { return acc(g) * (acc(1) - acc(y)) * acc(y); });
+        });
+      });
 }
 
 Tensor tanh_backward_cpu(const Tensor& grad_output, const Tensor& output) {
   const char* name = "tanh_backward";
-  return binary_backward(grad_output, output, "output", true, name, [&](TensorIter& it, ScalarType dt) {
-    TC_DISPATCH_FLOATING_TYPES(dt, name, [&] {
-      using acc = opmath_t<scalar_t>;
-      cpu_kernel(it, [](scalar_t g, scalar_t y) -> scalar_t { return acc(g) * (acc(1) - acc(y) * acc(y)); });
-    });
-  });
+  return structured::run_pointwise_backward(
+      grad_output, output, "output", true, name, [&](TensorIter& it, ScalarType dt) {
+        TC_DISPATCH_FLOATING_TYPES(dt, name, [&] {
+          using acc = opmath_t<scalar_t>;
+          cpu_kernel(it, [](scalar_t g, scalar_t y) -> scalar_t { return acc(g) * (acc(1) - acc(y) * acc(y)); });
+        });
+      });
 }
 
 Tensor gelu_backward_cpu(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
@@ -76,7 +61,7 @@ Tensor gelu_backward_cpu(const Tensor& grad_output, const Tensor& self, std::str
   const bool tanh_approx = approximate == "tanh";
   TC_CHECK_ARG(tanh_approx || approximate == "none", name,
                ": argument 'approximate' must be either 'none' or 'tanh', got '", approximate, "'");
-  return binary_backward(grad_output, self, "self", true, name, [&](TensorIter& it, ScalarType dt) {
+  return structured::run_pointwise_backward(grad_output, self, "self", true, name, [&](TensorIter& it, ScalarType dt) {
     TC_DISPATCH_FLOATING_TYPES(dt, name, [&] {
       using acc = opmath_t<scalar_t>;
       if (tanh_approx) {

@@ -19,6 +19,7 @@
 #include "core/shape.h"
 #include "core/tensor.h"
 #include "cpu/loops.h"
+#include "structured/nn.h"
 #include "tensorc_gen/native_functions.h"  // checks the kernels match the schema
 #include "tensorc_gen/ops.h"
 
@@ -28,12 +29,10 @@ namespace {
 using cpu::cpu_kernel;
 using cpu::opmath_t;
 
-enum Reduction : int64_t { kNone = 0, kMean = 1, kSum = 2 };  // at::Reduction
-
-void check_reduction(int64_t reduction, const char* name) {
-  TC_CHECK_ARG(reduction >= kNone && reduction <= kSum, name,
-               ": argument 'reduction' expected 0 (none), 1 (mean) or 2 (sum), got ", reduction);
-}
+using structured::check_reduction;
+using structured::NllShape;
+constexpr int64_t kNone = structured::kReductionNone, kMean = structured::kReductionMean,
+                  kSum = structured::kReductionSum;
 
 Tensor apply_reduction(const Tensor& loss, int64_t reduction) {
   if (reduction == kMean) return tc::mean(loss);
@@ -42,42 +41,6 @@ Tensor apply_reduction(const Tensor& loss, int64_t reduction) {
 }
 
 // ---- nll_loss --------------------------------------------------------------------
-
-struct NllShape {
-  int64_t batch = 1;     // N (1 for a 1-D self)
-  int64_t classes = 0;   // C
-  bool batched = false;  // self is (N, C)
-};
-
-NllShape check_nll(const char* name, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
-                   int64_t reduction) {
-  check_reduction(reduction, name);
-  TC_CHECK_TYPE(is_floating(self.dtype()), name, ": argument 'self' expected a floating point tensor, got ",
-                self.dtype());
-  TC_CHECK_ARG(self.dim() == 1 || self.dim() == 2, name,
-               ": argument 'self' expected a 1-D (C) or 2-D (N, C) tensor, got ", self.dim(), "-D");
-  TC_CHECK_TYPE(target.dtype() == ScalarType::Int64 || target.dtype() == ScalarType::UInt8, name,
-                ": argument 'target' expected an int64 tensor of class indices, got ", target.dtype());
-  NllShape s;
-  s.batched = self.dim() == 2;
-  s.classes = self.size(-1);
-  if (s.batched) {
-    s.batch = self.size(0);
-    TC_CHECK_ARG(target.dim() == 1 && target.size(0) == s.batch, name, ": argument 'target' expected shape [", s.batch,
-                 "] for self of shape ", self.sizes(), ", got ", target.sizes());
-  } else {
-    TC_CHECK_ARG(target.dim() == 0, name, ": argument 'target' expected a 0-dim tensor for self of shape ",
-                 self.sizes(), ", got shape ", target.sizes());
-  }
-  if (weight && weight->defined()) {
-    TC_CHECK_ARG(weight->dim() == 1 && weight->numel() == s.classes, name,
-                 ": argument 'weight' expected a 1-D tensor with one weight per class (", s.classes, "), got shape ",
-                 weight->sizes());
-    TC_CHECK_TYPE(weight->dtype() == self.dtype(), name, ": argument 'weight' expected dtype ", self.dtype(),
-                  " (the dtype of self), got ", weight->dtype());
-  }
-  return s;
-}
 
 // The targets as int64 values (contiguous), every one checked.
 Tensor checked_targets(const char* name, const Tensor& target, int64_t classes, int64_t ignore_index) {
@@ -157,7 +120,7 @@ std::tuple<Tensor, Tensor> nll_loss_forward_cpu(const Tensor& self, const Tensor
                                                 const std::optional<Tensor>& weight, int64_t reduction,
                                                 int64_t ignore_index) {
   const char* name = "nll_loss_forward";
-  const NllShape s = check_nll(name, self, target, weight, reduction);
+  const NllShape s = structured::nll_meta(name, self, target, weight, reduction);
   const Tensor tgt = checked_targets(name, target, s.classes, ignore_index);
   const std::vector<double> w = class_weights(weight, s.classes);
   Tensor output = reduction == kNone && s.batched ? empty_tensor({s.batch}, self.dtype(), self.device())
@@ -173,18 +136,8 @@ Tensor nll_loss_backward_cpu(const Tensor& grad_output, const Tensor& self, cons
                              const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index,
                              const Tensor& total_weight) {
   const char* name = "nll_loss_backward";
-  const NllShape s = check_nll(name, self, target, weight, reduction);
-  TC_CHECK_TYPE(grad_output.dtype() == self.dtype(), name, ": argument 'grad_output' expected dtype ", self.dtype(),
-                " (the dtype of self), got ", grad_output.dtype());
-  if (reduction == kNone && s.batched) {
-    TC_CHECK_ARG(grad_output.dim() == 1 && grad_output.size(0) == s.batch, name,
-                 ": argument 'grad_output' expected shape [", s.batch, "] (reduction none), got ", grad_output.sizes());
-  } else {
-    TC_CHECK_ARG(grad_output.dim() <= 1 && grad_output.numel() == 1, name,
-                 ": argument 'grad_output' expected a single-element tensor, got shape ", grad_output.sizes());
-  }
-  TC_CHECK_ARG(total_weight.numel() == 1, name,
-               ": argument 'total_weight' expected a single-element tensor, got shape ", total_weight.sizes());
+  const NllShape s = structured::nll_meta(name, self, target, weight, reduction);
+  structured::nll_backward_meta(name, grad_output, self, total_weight, s, reduction);
   const Tensor tgt = checked_targets(name, target, s.classes, ignore_index);
   const std::vector<double> w = class_weights(weight, s.classes);
   const double tw = reduction == kMean ? read_element(total_weight, 0).to_double() : 1.0;

@@ -21,6 +21,7 @@
 #include "cpu/fast_math.h"
 #include "cpu/loops.h"
 #include "cpu/reduce_simd.h"
+#include "structured/nn.h"
 #include "tensorc_gen/native_functions.h"  // checks the kernels match the schema
 #include "tensorc_gen/ops.h"
 
@@ -239,15 +240,12 @@ void forward_kernel(const Tensor& in, const Tensor& out, int64_t dim) {
 
 template <bool Log>
 Tensor softmax_forward(const Tensor& self, int64_t dim, bool half_to_float, const char* name) {
+  const structured::SoftmaxMeta meta = structured::softmax_meta(self, dim, half_to_float, name);
   const ScalarType dt = self.dtype();
-  TC_CHECK_TYPE(is_floating(dt), name, ": argument 'self' expected a floating point tensor, got ", dt);
-  TC_CHECK_TYPE(!half_to_float || is_reduced_float(dt), name,
-                ": argument 'half_to_float' is only supported for float16 or bfloat16 input, got ", dt);
-  const int64_t d = wrap_dim(dim, self.dim(), name, "dim");
-  Tensor out = empty_tensor(self.sizes(), half_to_float ? ScalarType::Float32 : dt, self.device());
+  Tensor out = empty_tensor(self.sizes(), meta.out_dtype, self.device());
   if (self.numel() == 0) return out;
   const Tensor in = self.contiguous();
-  const int64_t row_dim = self.dim() == 0 ? 0 : d;
+  const int64_t row_dim = meta.dim;
   TC_DISPATCH_FLOATING_TYPES(dt, name, [&] {
     if constexpr (cpu::is_reduced_float_v<scalar_t>) {
       if (half_to_float) return forward_kernel<Log, scalar_t, float>(in, out, row_dim);
@@ -318,23 +316,12 @@ void backward_kernel(const Tensor& grad, const Tensor& output, const Tensor& out
 template <bool Log>
 Tensor softmax_backward(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype,
                         const char* name) {
+  const int64_t row_dim = structured::softmax_backward_meta(grad_output, output, dim, input_dtype, name);
+  const bool half_to_float = input_dtype != grad_output.dtype();
   const ScalarType dt = grad_output.dtype();
-  TC_CHECK_TYPE(is_floating(dt), name, ": argument 'grad_output' expected a floating point tensor, got ", dt);
-  TC_CHECK_TYPE(output.dtype() == dt, name, ": argument 'output' expected dtype ", dt,
-                " (the dtype of grad_output), got ", output.dtype());
-  TC_CHECK_ARG(output.sizes() == grad_output.sizes(), name, ": argument 'output' expected shape ", grad_output.sizes(),
-               " (the shape of grad_output), got ", output.sizes());
-  // grad_input has the forward input's dtype: grad_output's, or float16 /
-  // bfloat16 behind a float32 gradient (the half_to_float forward).
-  const bool half_to_float = input_dtype != dt;
-  TC_CHECK_TYPE(!half_to_float || (dt == ScalarType::Float32 && is_reduced_float(input_dtype)), name,
-                ": argument 'input_dtype' expected ", dt,
-                " (the dtype of grad_output), or float16/bfloat16 with a float32 grad_output, got ", input_dtype);
-  const int64_t d = wrap_dim(dim, grad_output.dim(), name, "dim");
   Tensor out = empty_tensor(grad_output.sizes(), input_dtype, grad_output.device());
   if (grad_output.numel() == 0) return out;
   const Tensor g = grad_output.contiguous(), y = output.contiguous();
-  const int64_t row_dim = grad_output.dim() == 0 ? 0 : d;
   if (half_to_float) {
     if (input_dtype == ScalarType::Float16)
       backward_kernel<Log, float, Half>(g, y, out, row_dim);

@@ -47,7 +47,42 @@ void copy_as(char* dst, const char* src, int src_dtype, const Geometry& g, cudaS
     copy_kernel<int64_t, Dst><<<blocks_for(g.numel), kThreads, 0, s>>>(dst, src, src_dtype, g);
 }
 
+template <class Index, class Bits>
+__global__ void gather_kernel(GatherArgs a, Geometry g) {
+  const Index n = Index(g.numel), step = Index(gridDim.x) * Index(blockDim.x);
+  for (Index i = Index(blockIdx.x) * Index(blockDim.x) + Index(threadIdx.x); i < n; i += step) {
+    Index o[3];
+    offsets<3>(g, i, o);
+    long long k = *reinterpret_cast<const long long*>(a.index + o[2]);
+    if (k < 0 || k >= a.dim_size) k = 0;  // checked before the launch: never read outside self
+    *reinterpret_cast<Bits*>(a.out + o[0]) = *reinterpret_cast<const Bits*>(a.self + o[1] + int64_t(k) * a.dim_stride);
+  }
+}
+
+template <class Bits>
+void gather_as(const GatherArgs& a, const Geometry& g, cudaStream_t s) {
+  // The index scales dim_stride at run time, so 32-bit offsets need the
+  // whole of dim to fit too.
+  if (fits_32bit(g, 3) && a.dim_size * (a.dim_stride < 0 ? -a.dim_stride : a.dim_stride) <= INT32_MAX)
+    gather_kernel<int32_t, Bits><<<blocks_for(g.numel), kThreads, 0, s>>>(a, g);
+  else
+    gather_kernel<int64_t, Bits><<<blocks_for(g.numel), kThreads, 0, s>>>(a, g);
+}
+
 }  // namespace
+
+int launch_gather(const GatherArgs* a, const Geometry* g, Stream stream) {
+  if (g->numel == 0) return 0;
+  const cudaStream_t s = reinterpret_cast<cudaStream_t>(stream);
+  switch (a->elem_size) {
+    case 1: gather_as<uint8_t>(*a, *g, s); break;
+    case 2: gather_as<uint16_t>(*a, *g, s); break;
+    case 4: gather_as<uint32_t>(*a, *g, s); break;
+    case 8: gather_as<unsigned long long>(*a, *g, s); break;
+    default: return int(cudaErrorInvalidValue);
+  }
+  return int(cudaGetLastError());
+}
 
 int launch_fill(char* data, int elem_size, uint64_t bits, const Geometry* g, Stream stream) {
   if (g->numel == 0) return 0;

@@ -106,6 +106,17 @@ __device__ inline C apply(int op, C a, C b, C alpha) {
       case PointwiseOp::Tanh: return f_tanh(a);
       case PointwiseOp::Sigmoid: return C(1) / (C(1) + f_exp(-a));
       case PointwiseOp::Erf: return f_erf(a);
+      case PointwiseOp::Neg: return -a;
+      case PointwiseOp::Relu: return a < C(0) ? C(0) : a;  // NaN stays NaN
+      case PointwiseOp::ThresholdBackward: return b <= alpha ? C(0) : a;
+      case PointwiseOp::SigmoidBackward: return a * (C(1) - b) * b;
+      case PointwiseOp::TanhBackward: return a * (C(1) - b * b);
+      case PointwiseOp::Maximum:
+        if (a != a || b != b) return a != a ? a : b;
+        return a > b ? a : b;
+      case PointwiseOp::Minimum:
+        if (a != a || b != b) return a != a ? a : b;
+        return a < b ? a : b;
       default: return a;
     }
   } else {
@@ -117,6 +128,11 @@ __device__ inline C apply(int op, C a, C b, C alpha) {
       case PointwiseOp::Mul: return wrap_mul(a, b);
       case PointwiseOp::Abs: return a < 0 ? (long long)(0ull - (unsigned long long)a) : a;
       case PointwiseOp::Sign: return (0 < a) - (a < 0);
+      case PointwiseOp::Neg: return (long long)(0ull - (unsigned long long)a);
+      case PointwiseOp::Relu: return a < 0 ? 0 : a;
+      case PointwiseOp::ThresholdBackward: return b <= alpha ? 0 : a;
+      case PointwiseOp::Maximum: return a > b ? a : b;
+      case PointwiseOp::Minimum: return a < b ? a : b;
       default: return a;  // Floor, Ceil, Round, Trunc: integers are whole already
     }
   }

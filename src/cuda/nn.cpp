@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// softmax, log_softmax (forward and backward) and nll_loss (forward and
+// backward) on CUDA, after the meta steps every backend shares
+// (structured/nn.h). For now each is composed of CUDA ops that exist
+// (amax, sum, exp, log, gather, comparisons, arithmetic): correct on every
+// layout and dtype, a few launches instead of one fused kernel.
+#include "core/error.h"
+#include "cuda/runtime.h"
+#include "structured/nn.h"
+#include "tensorc_gen/native_functions.h"
+#include "tensorc_gen/ops.h"
+
+namespace tc::native {
+namespace {
+
+using structured::kReductionMean;
+using structured::kReductionNone;
+
+// self in the dtype the computation runs in (float32 for half_to_float).
+Tensor compute_input(const Tensor& self, ScalarType out_dtype) {
+  return self.dtype() == out_dtype ? self : tc::_to_copy(self, out_dtype);
+}
+
+Tensor softmax_forward(const Tensor& self, int64_t dim, bool half_to_float, bool log, const char* name) {
+  const structured::SoftmaxMeta meta = structured::softmax_meta(self, dim, half_to_float, name);
+  const Tensor x = compute_input(self, meta.out_dtype);
+  if (x.numel() == 0) return tc::empty_like(x);
+  const int64_t dims[1] = {meta.dim};
+  // Shifted by the row maximum, so exp never overflows.
+  const Tensor shifted = tc::sub(x, tc::amax(x, IntArrayRef(dims, 1), true));
+  const Tensor e = tc::exp(shifted);
+  const Tensor total = tc::sum(e, IntArrayRef(dims, 1), true);
+  return log ? tc::sub(shifted, tc::log(total)) : tc::div(e, total);
+}
+
+// softmax:     grad_input = y * (g - sum(g * y))
+// log_softmax: grad_input = g - exp(y) * sum(g)
+Tensor softmax_backward(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype, bool log,
+                        const char* name) {
+  const int64_t d = structured::softmax_backward_meta(grad_output, output, dim, input_dtype, name);
+  if (grad_output.numel() == 0) return tc::empty_like(grad_output, input_dtype);
+  const int64_t dims[1] = {d};
+  const IntArrayRef along(dims, 1);
+  const Tensor grad = log ? tc::sub(grad_output, tc::mul(tc::exp(output), tc::sum(grad_output, along, true)))
+                          : tc::mul(output, tc::sub(grad_output, tc::sum(tc::mul(grad_output, output), along, true)));
+  return grad.dtype() == input_dtype ? grad : tc::_to_copy(grad, input_dtype);
+}
+
+// The targets as int64 on the device, each checked: in [0, classes) or
+// ignore_index. An offender is reported by copying the targets to the host
+// and naming its position (the CPU kernel's message).
+Tensor checked_targets(const char* name, const Tensor& target, int64_t classes, int64_t ignore_index) {
+  Tensor t = target.dtype() == ScalarType::Int64 ? target : tc::_to_copy(target, ScalarType::Int64);
+  if (t.numel() == 0) return t;
+  // bool arithmetic: * is "and", + is "or"
+  const Tensor ok =
+      tc::add(tc::mul(tc::ge(t, Scalar(int64_t(0))), tc::lt(t, Scalar(classes))), tc::eq(t, Scalar(ignore_index)));
+  if (tc::all(ok).item().to_bool()) return t;
+  const Tensor host = tc::_to_copy(t, std::nullopt, Device(DeviceType::CPU));
+  const int64_t* p = host.contiguous().data_ptr<int64_t>();
+  for (int64_t i = 0, n = host.numel(); i < n; ++i)
+    TC_CHECK_INDEX(p[i] == ignore_index || (p[i] >= 0 && p[i] < classes), name, ": argument 'target' has class index ",
+                   p[i], " at position ", i, ", expected a value in [0, ", classes, ") or ignore_index (", ignore_index,
+                   ")");
+  TC_FAIL(Internal, "internal error: ", name, ": a bad target on the device but none on the host");
+}
+
+// Per row (N): the target class with ignored rows sent to class 0 (any valid
+// index), and the row's weight (0 for an ignored row), in self's dtype. An
+// ignored row thus adds 0 * self[i, 0], which is NaN only if that entry is
+// infinite (a -inf logit); the CPU kernel skips the row instead.
+struct Rows {
+  Tensor target;  // (N) int64, valid indices
+  Tensor weight;  // (N) self's dtype
+};
+Rows nll_rows(const Tensor& t, const std::optional<Tensor>& weight, int64_t ignore_index, ScalarType dtype) {
+  const Tensor kept = tc::ne(t, Scalar(ignore_index));  // bool (N)
+  Rows r;
+  r.target = tc::mul(t, kept);
+  const Tensor mask = tc::_to_copy(kept, dtype);
+  r.weight = weight && weight->defined() ? tc::mul(tc::index_select(*weight, 0, r.target), mask) : mask;
+  return r;
+}
+
+}  // namespace
+
+Tensor softmax_cuda(const Tensor& self, int64_t dim, bool half_to_float) {
+  return softmax_forward(self, dim, half_to_float, false, "_softmax");
+}
+Tensor log_softmax_cuda(const Tensor& self, int64_t dim, bool half_to_float) {
+  return softmax_forward(self, dim, half_to_float, true, "_log_softmax");
+}
+Tensor softmax_backward_cuda(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
+  return softmax_backward(grad_output, output, dim, input_dtype, false, "_softmax_backward_data");
+}
+Tensor log_softmax_backward_cuda(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
+  return softmax_backward(grad_output, output, dim, input_dtype, true, "_log_softmax_backward_data");
+}
+
+// loss_i = -w_i * self[i, t_i] over the kept rows; mean divides by the sum of
+// their weights (NaN when none is kept), which is total_weight.
+std::tuple<Tensor, Tensor> nll_loss_forward_cuda(const Tensor& self, const Tensor& target,
+                                                 const std::optional<Tensor>& weight, int64_t reduction,
+                                                 int64_t ignore_index) {
+  const char* name = "nll_loss_forward";
+  const structured::NllShape s = structured::nll_meta(name, self, target, weight, reduction);
+  const Tensor t = checked_targets(name, s.batched ? target : tc::reshape(target, {1}), s.classes, ignore_index);
+  const Tensor x = s.batched ? self : tc::unsqueeze(self, 0);  // (N, C)
+  const Rows r = nll_rows(t, weight, ignore_index, self.dtype());
+  const Tensor picked = tc::squeeze(tc::gather(x, 1, tc::unsqueeze(r.target, 1)), 1);  // (N)
+  const Tensor losses = tc::neg(tc::mul(picked, r.weight));
+  const Tensor total_weight = tc::sum(r.weight);
+  if (reduction == kReductionNone && s.batched) return {losses, tc::zeros_like(total_weight)};
+  Tensor out = tc::sum(losses);
+  if (reduction == kReductionMean) out = tc::div(out, total_weight);
+  return {out, total_weight};
+}
+
+// grad_input[i, t_i] = -w_i * g_i (/ total_weight for mean), zero elsewhere:
+// built as a one-hot (N, C) mask times the per-row coefficient.
+Tensor nll_loss_backward_cuda(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                              const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index,
+                              const Tensor& total_weight) {
+  const char* name = "nll_loss_backward";
+  const structured::NllShape s = structured::nll_meta(name, self, target, weight, reduction);
+  structured::nll_backward_meta(name, grad_output, self, total_weight, s, reduction);
+  const Tensor t = checked_targets(name, s.batched ? target : tc::reshape(target, {1}), s.classes, ignore_index);
+  const Rows r = nll_rows(t, weight, ignore_index, self.dtype());
+  Tensor coef = tc::neg(tc::mul(r.weight, tc::reshape(grad_output, {-1})));  // (N), or a broadcast single value
+  if (reduction == kReductionMean) coef = tc::div(coef, tc::reshape(total_weight, {}));
+  const Tensor classes = tc::_to_copy(tc::arange(Scalar(s.classes), ScalarType::Int64), std::nullopt, self.device());
+  const Tensor onehot = tc::eq(tc::unsqueeze(classes, 0), tc::unsqueeze(r.target, 1));  // (N, C) bool
+  const Tensor grad = tc::mul(tc::_to_copy(onehot, self.dtype()), tc::unsqueeze(coef, 1));
+  return s.batched ? grad : tc::squeeze(grad, 0);
+}
+
+}  // namespace tc::native

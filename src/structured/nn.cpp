@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "structured/nn.h"
+
+#include "core/error.h"
+#include "core/shape.h"
+
+namespace tc::structured {
+
+void check_reduction(int64_t reduction, const char* name) {
+  TC_CHECK_ARG(reduction >= kReductionNone && reduction <= kReductionSum, name,
+               ": argument 'reduction' expected 0 (none), 1 (mean) or 2 (sum), got ", reduction);
+}
+
+SoftmaxMeta softmax_meta(const Tensor& self, int64_t dim, bool half_to_float, const char* name) {
+  TC_CHECK_ARG(self.defined(), name, ": argument 'self' is an undefined tensor");
+  const ScalarType dt = self.dtype();
+  TC_CHECK_TYPE(is_floating(dt), name, ": argument 'self' expected a floating point tensor, got ", dt);
+  TC_CHECK_TYPE(!half_to_float || is_reduced_float(dt), name,
+                ": argument 'half_to_float' is only supported for float16 or bfloat16 input, got ", dt);
+  const int64_t d = wrap_dim(dim, self.dim(), name, "dim");
+  return {self.dim() == 0 ? 0 : d, half_to_float ? ScalarType::Float32 : dt};
+}
+
+int64_t softmax_backward_meta(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype,
+                              const char* name) {
+  const ScalarType dt = grad_output.dtype();
+  TC_CHECK_TYPE(is_floating(dt), name, ": argument 'grad_output' expected a floating point tensor, got ", dt);
+  TC_CHECK_TYPE(output.dtype() == dt, name, ": argument 'output' expected dtype ", dt,
+                " (the dtype of grad_output), got ", output.dtype());
+  TC_CHECK_ARG(output.sizes() == grad_output.sizes(), name, ": argument 'output' expected shape ", grad_output.sizes(),
+               " (the shape of grad_output), got ", output.sizes());
+  // grad_input has the forward input's dtype: grad_output's, or float16 /
+  // bfloat16 behind a float32 gradient (the half_to_float forward).
+  const bool half_to_float = input_dtype != dt;
+  TC_CHECK_TYPE(!half_to_float || (dt == ScalarType::Float32 && is_reduced_float(input_dtype)), name,
+                ": argument 'input_dtype' expected ", dt,
+                " (the dtype of grad_output), or float16/bfloat16 with a float32 grad_output, got ", input_dtype);
+  const int64_t d = wrap_dim(dim, grad_output.dim(), name, "dim");
+  return grad_output.dim() == 0 ? 0 : d;
+}
+
+NllShape nll_meta(const char* name, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
+                  int64_t reduction) {
+  check_reduction(reduction, name);
+  TC_CHECK_TYPE(is_floating(self.dtype()), name, ": argument 'self' expected a floating point tensor, got ",
+                self.dtype());
+  TC_CHECK_ARG(self.dim() == 1 || self.dim() == 2, name,
+               ": argument 'self' expected a 1-D (C) or 2-D (N, C) tensor, got ", self.dim(), "-D");
+  TC_CHECK_TYPE(target.dtype() == ScalarType::Int64 || target.dtype() == ScalarType::UInt8, name,
+                ": argument 'target' expected an int64 tensor of class indices, got ", target.dtype());
+  NllShape s;
+  s.batched = self.dim() == 2;
+  s.classes = self.size(-1);
+  if (s.batched) {
+    s.batch = self.size(0);
+    TC_CHECK_ARG(target.dim() == 1 && target.size(0) == s.batch, name, ": argument 'target' expected shape [", s.batch,
+                 "] for self of shape ", self.sizes(), ", got ", target.sizes());
+  } else {
+    TC_CHECK_ARG(target.dim() == 0, name, ": argument 'target' expected a 0-dim tensor for self of shape ",
+                 self.sizes(), ", got shape ", target.sizes());
+  }
+  if (weight && weight->defined()) {
+    TC_CHECK_ARG(weight->dim() == 1 && weight->numel() == s.classes, name,
+                 ": argument 'weight' expected a 1-D tensor with one weight per class (", s.classes, "), got shape ",
+                 weight->sizes());
+    TC_CHECK_TYPE(weight->dtype() == self.dtype(), name, ": argument 'weight' expected dtype ", self.dtype(),
+                  " (the dtype of self), got ", weight->dtype());
+  }
+  return s;
+}
+
+void nll_backward_meta(const char* name, const Tensor& grad_output, const Tensor& self, const Tensor& total_weight,
+                       const NllShape& s, int64_t reduction) {
+  TC_CHECK_TYPE(grad_output.dtype() == self.dtype(), name, ": argument 'grad_output' expected dtype ", self.dtype(),
+                " (the dtype of self), got ", grad_output.dtype());
+  if (reduction == kReductionNone && s.batched) {
+    TC_CHECK_ARG(grad_output.dim() == 1 && grad_output.size(0) == s.batch, name,
+                 ": argument 'grad_output' expected shape [", s.batch, "] (reduction none), got ", grad_output.sizes());
+  } else {
+    TC_CHECK_ARG(grad_output.dim() <= 1 && grad_output.numel() == 1, name,
+                 ": argument 'grad_output' expected a single-element tensor, got shape ", grad_output.sizes());
+  }
+  TC_CHECK_ARG(total_weight.numel() == 1, name,
+               ": argument 'total_weight' expected a single-element tensor, got shape ", total_weight.sizes());
+}
+
+}  // namespace tc::structured

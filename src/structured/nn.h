@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The meta steps of the neural-network kernels every backend shares:
+// softmax / log_softmax (forward and backward) and nll_loss, with ATen's
+// argument rules and messages.
+#pragma once
+#include <optional>
+
+#include "core/tensor.h"
+
+namespace tc::structured {
+
+// at::Reduction.
+enum Reduction : int64_t { kReductionNone = 0, kReductionMean = 1, kReductionSum = 2 };
+void check_reduction(int64_t reduction, const char* name);
+
+// _softmax / _log_softmax: self floating; half_to_float only for float16 /
+// bfloat16 (the result is then float32). Returns the dim the rows run along
+// (0 for a 0-dim self) and the result dtype.
+struct SoftmaxMeta {
+  int64_t dim = 0;
+  ScalarType out_dtype = ScalarType::Undefined;
+};
+SoftmaxMeta softmax_meta(const Tensor& self, int64_t dim, bool half_to_float, const char* name);
+
+// _softmax_backward_data / _log_softmax_backward_data: grad_output and output
+// of one floating dtype and shape; input_dtype that dtype, or float16 /
+// bfloat16 behind a float32 gradient. Returns the dim as softmax_meta.
+int64_t softmax_backward_meta(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype,
+                              const char* name);
+
+// nll_loss: self (N, C) with target (N), or self (C) with a 0-dim target;
+// target int64 (or uint8); weight, when given, one per class in self's dtype.
+struct NllShape {
+  int64_t batch = 1;     // N (1 for a 1-D self)
+  int64_t classes = 0;   // C
+  bool batched = false;  // self is (N, C)
+};
+NllShape nll_meta(const char* name, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
+                  int64_t reduction);
+// nll_loss_backward's other arguments: grad_output of self's dtype, one value
+// per row (reduction none, batched) or a single one; total_weight one value.
+void nll_backward_meta(const char* name, const Tensor& grad_output, const Tensor& self, const Tensor& total_weight,
+                       const NllShape& s, int64_t reduction);
+
+}  // namespace tc::structured
