@@ -84,6 +84,14 @@ void batched_product(const char* op, const Tensor& a, const Tensor& b, double al
   check_dtype(op, c.dtype());
   const int64_t batch = c.sizes()[0], m = c.sizes()[1], n = c.sizes()[2], k = a.sizes()[2];
   if (batch == 0 || m == 0 || n == 0) return;
+  if (k == 0) {  // an empty sum: C = beta * C (zeros for beta 0, whatever C held), without cuBLAS
+    Tensor out = c;
+    if (beta == 0)
+      fill_inplace_cuda(out, Scalar(int64_t(0)));
+    else
+      tc::mul_(out, Scalar(beta));
+    return;
+  }
   const Operand A = operand(a), B = operand(b);
   // Row-major C = A @ B is column-major C^T = B^T @ A^T: cuBLAS's first
   // operand is B.

@@ -67,6 +67,14 @@ void launch_gather(const char* op, const Tensor& self, int64_t dim, const Tensor
   cuda::check(drv.launch_gather(&a, &g, cuda::current_stream(dev)), op, "the gather kernel's launch");
 }
 
+// The index as int64 on self's device: a 0-dim CPU index may come with a
+// CUDA self (it counts as a scalar in the device check), and the kernel reads
+// device memory only.
+Tensor device_index(const Tensor& index, const Tensor& self) {
+  if (index.dtype() == ScalarType::Int64 && index.device() == self.device()) return index;
+  return tc::_to_copy(index, ScalarType::Int64, self.device());
+}
+
 Tensor empty_on(IntArrayRef sizes, ScalarType dtype, Device device) {
   cuda::DeviceGuard g(device.index);
   return empty_tensor(sizes, dtype, device);
@@ -84,7 +92,8 @@ Tensor gather_cuda(const Tensor& self, int64_t dim_, const Tensor& index, bool s
   check_index_values(op, index, self.dim() ? self.size(dim) : 1, false);
   Tensor out = empty_on(index.sizes(), self.dtype(), self.device());
   if (out.numel() == 0) return out;
-  launch_gather(op, self, dim, index, index.strides(), out);
+  const Tensor idx = device_index(index, self);
+  launch_gather(op, self, dim, idx, idx.strides(), out);
   return out;
 }
 
@@ -95,7 +104,7 @@ Tensor index_select_cuda(const Tensor& self, int64_t dim_, const Tensor& index) 
   TC_CHECK_TYPE(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, op,
                 ": argument 'index' expected an int64 or int32 tensor, got ", index.dtype());
   check_index_values(op, index, self.dim() ? self.size(dim) : 1, true);
-  const Tensor idx = index.dtype() == ScalarType::Int64 ? index : tc::_to_copy(index, ScalarType::Int64);
+  const Tensor idx = device_index(index, self);
   const int64_t n = idx.numel();
   DimVector shape(self.sizes());
   if (self.dim() > 0)

@@ -66,20 +66,27 @@ Tensor checked_targets(const char* name, const Tensor& target, int64_t classes, 
 }
 
 // Per row (N): the target class with ignored rows sent to class 0 (any valid
-// index), and the row's weight (0 for an ignored row), in self's dtype. An
-// ignored row thus adds 0 * self[i, 0], which is NaN only if that entry is
-// infinite (a -inf logit); the CPU kernel skips the row instead.
+// index), the row's weight (0 for an ignored row) and a 0/1 mask of the kept
+// rows, in self's dtype.
 struct Rows {
   Tensor target;  // (N) int64, valid indices
-  Tensor weight;  // (N) self's dtype
+  Tensor weight;  // (N)
+  Tensor kept;    // (N) 1 for a kept row, 0 for an ignored one
 };
 Rows nll_rows(const Tensor& t, const std::optional<Tensor>& weight, int64_t ignore_index, ScalarType dtype) {
   const Tensor kept = tc::ne(t, Scalar(ignore_index));  // bool (N)
   Rows r;
   r.target = tc::mul(t, kept);
-  const Tensor mask = tc::_to_copy(kept, dtype);
-  r.weight = weight && weight->defined() ? tc::mul(tc::index_select(*weight, 0, r.target), mask) : mask;
+  r.kept = tc::_to_copy(kept, dtype);
+  r.weight = weight && weight->defined() ? tc::mul(tc::index_select(*weight, 0, r.target), r.kept) : r.kept;
   return r;
+}
+
+// value where mask is nonzero, else 0, by selection (threshold_backward with
+// threshold 0), not by multiplication: an ignored row's inf or NaN stays out,
+// as the CPU kernel never reads it.
+Tensor select_or_zero(const Tensor& value, const Tensor& mask) {
+  return tc::threshold_backward(value, mask, Scalar(int64_t(0)));
 }
 
 }  // namespace
@@ -108,7 +115,7 @@ std::tuple<Tensor, Tensor> nll_loss_forward_cuda(const Tensor& self, const Tenso
   const Tensor x = s.batched ? self : tc::unsqueeze(self, 0);  // (N, C)
   const Rows r = nll_rows(t, weight, ignore_index, self.dtype());
   const Tensor picked = tc::squeeze(tc::gather(x, 1, tc::unsqueeze(r.target, 1)), 1);  // (N)
-  const Tensor losses = tc::neg(tc::mul(picked, r.weight));
+  const Tensor losses = select_or_zero(tc::neg(tc::mul(picked, r.weight)), r.kept);
   const Tensor total_weight = tc::sum(r.weight);
   if (reduction == kReductionNone && s.batched) return {losses, tc::zeros_like(total_weight)};
   Tensor out = tc::sum(losses);
@@ -116,8 +123,9 @@ std::tuple<Tensor, Tensor> nll_loss_forward_cuda(const Tensor& self, const Tenso
   return {out, total_weight};
 }
 
-// grad_input[i, t_i] = -w_i * g_i (/ total_weight for mean), zero elsewhere:
-// built as a one-hot (N, C) mask times the per-row coefficient.
+// grad_input[i, t_i] = -w_i * g_i (/ total_weight for mean) for the kept rows,
+// zero elsewhere: the per-row coefficient selected by a one-hot (N, C) mask
+// (so a NaN coefficient of an all-ignored mean batch stays out).
 Tensor nll_loss_backward_cuda(const Tensor& grad_output, const Tensor& self, const Tensor& target,
                               const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index,
                               const Tensor& total_weight) {
@@ -129,8 +137,9 @@ Tensor nll_loss_backward_cuda(const Tensor& grad_output, const Tensor& self, con
   Tensor coef = tc::neg(tc::mul(r.weight, tc::reshape(grad_output, {-1})));  // (N), or a broadcast single value
   if (reduction == kReductionMean) coef = tc::div(coef, tc::reshape(total_weight, {}));
   const Tensor classes = tc::_to_copy(tc::arange(Scalar(s.classes), ScalarType::Int64), std::nullopt, self.device());
-  const Tensor onehot = tc::eq(tc::unsqueeze(classes, 0), tc::unsqueeze(r.target, 1));  // (N, C) bool
-  const Tensor grad = tc::mul(tc::_to_copy(onehot, self.dtype()), tc::unsqueeze(coef, 1));
+  const Tensor onehot = tc::eq(tc::unsqueeze(classes, 0), tc::unsqueeze(r.target, 1));       // (N, C) bool
+  const Tensor hit = tc::mul(tc::_to_copy(onehot, self.dtype()), tc::unsqueeze(r.kept, 1));  // 0/1, kept rows only
+  const Tensor grad = select_or_zero(tc::expand(tc::unsqueeze(coef, 1), hit.sizes()), hit);
   return s.batched ? grad : tc::squeeze(grad, 0);
 }
 

@@ -12,6 +12,7 @@
 #include "core/tensor.h"
 #include "cuda/runtime.h"
 #include "tensorc_gen/native_functions.h"
+#include "tensorc_gen/ops.h"
 
 namespace tc::cuda {
 namespace {
@@ -133,7 +134,11 @@ Tensor reduce(const char* op, ReduceOp kind, const Tensor& self, uint64_t mask, 
 Tensor sum_like(const char* op, ReduceOp kind, bool mean, const Tensor& self, uint64_t mask, bool keepdim,
                 std::optional<ScalarType> dtype) {
   const ScalarType out = structured::sum_like_dtype(op, mean, self.dtype(), dtype);
-  return reduce(op, kind, self, mask, keepdim, out, accumulate_in(out), mean);
+  // With a dtype argument the input is converted first, as on the CPU and in
+  // PyTorch (sum(0.5, dtype=bool) is true; half sums round their inputs).
+  const bool as_is = out == self.dtype() || (!mean && !dtype);
+  const Tensor in = as_is ? self : tc::_to_copy(self, out);
+  return reduce(op, kind, in, mask, keepdim, out, accumulate_in(out), mean);
 }
 
 Tensor extreme(const char* op, ReduceOp kind, const Tensor& self, uint64_t mask, bool keepdim) {

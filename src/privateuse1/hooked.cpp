@@ -103,10 +103,9 @@ Tensor& copy_inplace_privateuse1(Tensor& self, const Tensor& src, bool non_block
     copy_inplace_cpu(self, host_src, non_blocking);
     return self;
   }
-  // Only a self with gaps in its extent needs its old bytes read.
-  const Extent e = extent_of(self);
-  const bool dense = e.hi - e.lo + 1 == self.numel();
-  Mirror dst = mirror_on_host(self, !dense, hooks);
+  // A contiguous self covers its extent exactly; any other may have gaps
+  // whose bytes must survive the write-back, so they are read first.
+  Mirror dst = mirror_on_host(self, !self.is_contiguous(), hooks);
   copy_inplace_cpu(dst.view, host_src, false);
   const int64_t n = dst.extent.hi - dst.extent.lo + 1;
   if (n > 0)

@@ -568,6 +568,16 @@ static void check_nn_ops(void) {
   CHECK(rel_diff_as_float(got, want) == 0);
   tc_tensor_release(want);
   tc_tensor_release(got);
+  /* A 0-dim CPU index with a CUDA self (it counts as a scalar): moved to the device first */
+  const int64_t two_idx[1] = {2};
+  tc_tensor cpu_idx = NULL;
+  CHECK_OK(tc_tensor_from_data(&cpu_idx, two_idx, TC_INT64, NULL, 0));
+  CHECK_OK(tc_index_select(&want, x, 1, cpu_idx));
+  CHECK_OK(tc_index_select(&got, dx, 1, cpu_idx));
+  CHECK(rel_diff_as_float(got, want) == 0);
+  tc_tensor_release(want);
+  tc_tensor_release(got);
+  tc_tensor_release(cpu_idx);
   CHECK_FAILS_WITH(tc_index_select(&bad, dx, 0, dpi), TC_ERROR_INDEX, "index_select");
   CHECK(bad == NULL);
   CHECK_OK(tc_ones_like(&got, dx, NULL, NULL));

@@ -39,6 +39,9 @@ struct ThreadHandles {
 int status_code(cublasStatus_t s) { return s == CUBLAS_STATUS_SUCCESS ? 0 : kCublasErrorBase + int(s); }
 
 // The calling thread's handle for the current device, bound to `stream`.
+// cuBLAS's default workspace belongs to the handle: once tensorc has streams
+// besides the legacy default one, each (handle, stream) pair needs its own
+// (cublasSetWorkspace), or two streams' GEMMs could share it.
 int handle_for(cudaStream_t stream, cublasHandle_t* out) {
   thread_local ThreadHandles mine;
   int dev = 0;

@@ -118,10 +118,20 @@ __device__ inline void offsets(const Geometry& g, Index i, Index* o) {
   }
 }
 
+constexpr int kThreads = 256;
+constexpr int64_t kMaxBlocks = 65536;
+
+// Enough blocks to fill the device several times over; the loop strides the rest.
+inline unsigned blocks_for(int64_t n) {
+  const int64_t b = (n + kThreads - 1) / kThreads;
+  return unsigned(b < kMaxBlocks ? b : kMaxBlocks);
+}
+
 // True when every element index and byte offset of the first n operands fits
-// in 32 bits (host code).
+// in 32 bits (host code), with room for the grid-stride loop's last step
+// (i + gridDim * blockDim must not overflow either).
 inline bool fits_32bit(const Geometry& g, int n) {
-  if (g.numel > INT32_MAX) return false;
+  if (g.numel > INT32_MAX - kMaxBlocks * kThreads) return false;
   for (int op = 0; op < n; ++op) {
     int64_t extent = 0;
     for (int d = 0; d < g.ndim; ++d)
@@ -129,14 +139,6 @@ inline bool fits_32bit(const Geometry& g, int n) {
     if (extent > INT32_MAX) return false;
   }
   return true;
-}
-
-constexpr int kThreads = 256;
-
-// Enough blocks to fill the device several times over; the loop strides the rest.
-inline unsigned blocks_for(int64_t n) {
-  const int64_t b = (n + kThreads - 1) / kThreads;
-  return unsigned(b < 65536 ? b : 65536);
 }
 
 }  // namespace tc::cuda

@@ -153,7 +153,7 @@ void launch_as(const ReduceArgs& a, cudaStream_t stream) {
   if (a.columns)
     reduce_columns<C><<<blocks_for(items), kThreads, 0, stream>>>(a);
   else
-    reduce_rows<C><<<unsigned(items < 65536 ? items : 65536), kThreads, 0, stream>>>(a);
+    reduce_rows<C><<<unsigned(items < kMaxBlocks ? items : kMaxBlocks), kThreads, 0, stream>>>(a);
 }
 
 }  // namespace

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// CUDA kernels composed of other CUDA ops until they get loops of their own:
+// var / std (two passes: the mean, then the sum of squared deviations),
+// argmax / argmin and max.dim / min.dim (the extreme, then the first
+// position holding it), mse_loss and its backward. Each follows its CPU
+// kernel's rules and messages (the shared reduction plan for dims).
+#include <algorithm>
+
+#include "core/error.h"
+#include "core/shape.h"
+#include "cuda/runtime.h"
+#include "structured/nn.h"
+#include "structured/reduce_plan.h"
+#include "tensorc_gen/native_functions.h"
+#include "tensorc_gen/ops.h"
+
+namespace tc::native {
+namespace {
+
+// The number of elements each output of a reduction over `mask` reduces.
+int64_t reduced_count(const Tensor& self, uint64_t mask) {
+  int64_t n = 1;
+  for (int64_t d = 0; d < self.dim(); ++d)
+    if ((mask >> d) & 1) n *= self.size(d);
+  return n;
+}
+
+Tensor var_std(const char* op, const Tensor& self, std::optional<IntArrayRef> dim, double correction, bool keepdim,
+               bool take_sqrt) {
+  TC_CHECK_TYPE(is_floating(self.dtype()), op, ": only floating point dtypes are supported, got ", self.dtype());
+  const uint64_t mask = structured::reduce_mask(self, dim, op);
+  const Tensor deviation = tc::sub(self, tc::mean(self, dim, true));
+  const Tensor squares = tc::sum(tc::mul(deviation, deviation), dim, keepdim);
+  const double divisor = std::max(0.0, double(reduced_count(self, mask)) - correction);
+  const Tensor v = tc::div(squares, Scalar(divisor));  // 0 / 0 is NaN, as on the CPU
+  return take_sqrt ? tc::sqrt(v) : v;
+}
+
+double correction_value(const std::optional<Scalar>& c) { return c ? c->to_double() : 1.0; }
+
+// The index of the first maximum (minimum) along `dim` of self: positions
+// holding the extreme (or NaN, which is the extreme when present) score
+// n - i, and the best score gives i.
+Tensor first_extreme_index(const Tensor& self, int64_t dim, bool keepdim, bool is_max) {
+  if (self.dim() == 0) return tc::zeros(IntArrayRef(), ScalarType::Int64, self.device());
+  const int64_t n = self.size(dim), dims[1] = {dim};
+  const IntArrayRef along(dims, 1);
+  const Tensor extreme = is_max ? tc::amax(self, along, true) : tc::amin(self, along, true);
+  const Tensor hit = tc::add(tc::eq(self, extreme), tc::ne(self, self));  // bool: "+" is "or"
+  DimVector shape(size_t(self.dim()), 1);
+  shape[size_t(dim)] = n;
+  const Tensor scores =
+      tc::reshape(tc::_to_copy(tc::arange(Scalar(n), Scalar(int64_t(0)), Scalar(int64_t(-1)), ScalarType::Int64),
+                               std::nullopt, self.device()),
+                  shape.ref());
+  const Tensor best = tc::amax(tc::mul(hit, scores), along, keepdim);
+  return tc::add(tc::neg(best), Scalar(n));
+}
+
+Tensor arg_extreme(const char* op, const Tensor& self, std::optional<int64_t> dim, bool keepdim, bool is_max) {
+  TC_CHECK_TYPE(self.dtype() != ScalarType::Bool, op, ": unsupported dtype ", self.dtype());
+  if (dim) {
+    const uint64_t mask = structured::reduce_mask_one(self, *dim, op);
+    structured::check_nonempty_reduction(self, mask, op, ErrorCode::Index);
+    return first_extreme_index(self, self.dim() ? wrap_dim(*dim, self.dim(), op, "dim") : 0, keepdim, is_max);
+  }
+  // No dim: the index into the flattened (row-major) tensor.
+  TC_CHECK_ARG(self.numel() > 0, op,
+               ": expected reduction dim to be specified for input.numel() == 0 (pass the 'dim' argument)");
+  const int64_t flat_shape[1] = {-1};
+  Tensor index = first_extreme_index(tc::reshape(self, IntArrayRef(flat_shape, 1)), 0, false, is_max);
+  if (keepdim && self.dim() > 0) index = tc::reshape(index, DimVector(size_t(self.dim()), 1).ref());
+  return index;
+}
+
+std::tuple<Tensor, Tensor> extreme_dim(const char* op, const Tensor& self, int64_t dim, bool keepdim, bool is_max) {
+  const uint64_t mask = structured::reduce_mask_one(self, dim, op);
+  structured::check_nonempty_reduction(self, mask, op, ErrorCode::Index);
+  const int64_t d = self.dim() ? wrap_dim(dim, self.dim(), op, "dim") : 0;
+  const int64_t dims[1] = {d};
+  const IntArrayRef along(dims, self.dim() ? 1 : 0);
+  Tensor values = is_max ? tc::amax(self, along, keepdim) : tc::amin(self, along, keepdim);
+  return {values, first_extreme_index(self, d, keepdim, is_max)};
+}
+
+// The CPU kernel's rule: self and target promote to a floating dtype.
+void check_floating(const char* name, const Tensor& self, const Tensor& target) {
+  TC_CHECK_TYPE(is_floating(promote_types(self.dtype(), target.dtype())), name,
+                ": arguments 'self' and 'target' expected floating point tensors, got ", self.dtype(), " and ",
+                target.dtype());
+}
+
+}  // namespace
+
+Tensor var_cuda(const Tensor& self, bool unbiased) {
+  return var_std("var", self, std::nullopt, unbiased ? 1.0 : 0.0, false, false);
+}
+Tensor var_dim_cuda(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
+  return var_std("var", self, dim, unbiased ? 1.0 : 0.0, keepdim, false);
+}
+Tensor var_correction_cuda(const Tensor& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
+                           bool keepdim) {
+  return var_std("var", self, dim, correction_value(correction), keepdim, false);
+}
+Tensor std_cuda(const Tensor& self, bool unbiased) {
+  return var_std("std", self, std::nullopt, unbiased ? 1.0 : 0.0, false, true);
+}
+Tensor std_dim_cuda(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
+  return var_std("std", self, dim, unbiased ? 1.0 : 0.0, keepdim, true);
+}
+Tensor std_correction_cuda(const Tensor& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
+                           bool keepdim) {
+  return var_std("std", self, dim, correction_value(correction), keepdim, true);
+}
+
+Tensor argmax_cuda(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return arg_extreme("argmax", self, dim, keepdim, true);
+}
+Tensor argmin_cuda(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return arg_extreme("argmin", self, dim, keepdim, false);
+}
+std::tuple<Tensor, Tensor> max_dim_cuda(const Tensor& self, int64_t dim, bool keepdim) {
+  return extreme_dim("max", self, dim, keepdim, true);
+}
+std::tuple<Tensor, Tensor> min_dim_cuda(const Tensor& self, int64_t dim, bool keepdim) {
+  return extreme_dim("min", self, dim, keepdim, false);
+}
+
+// (self - target)^2, then the reduction.
+Tensor mse_loss_cuda(const Tensor& self, const Tensor& target, int64_t reduction) {
+  const char* name = "mse_loss";
+  structured::check_reduction(reduction, name);
+  check_floating(name, self, target);
+  const Tensor d = tc::sub(self, target);
+  const Tensor loss = tc::mul(d, d);
+  if (reduction == structured::kReductionMean) return tc::mean(loss);
+  if (reduction == structured::kReductionSum) return tc::sum(loss);
+  return loss;
+}
+
+// 2 * (self - target) * grad_output, divided by the count for mean.
+Tensor mse_loss_backward_cuda(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
+  const char* name = "mse_loss_backward";
+  structured::check_reduction(reduction, name);
+  check_floating(name, self, target);
+  const Tensor d = tc::sub(self, target);
+  const double norm = reduction == structured::kReductionMean ? 2.0 / double(self.numel()) : 2.0;
+  return tc::mul(tc::mul(d, grad_output), Scalar(norm));
+}
+
+}  // namespace tc::native

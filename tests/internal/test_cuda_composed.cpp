@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The CUDA kernels that are compositions of other ops (src/cuda/nn.cpp,
+// src/cuda/composed.cpp) call only dispatched ops, so they run on CPU tensors
+// too: here, without a GPU, each is checked against the CPU kernel of the same
+// op on the same inputs (ties, NaN, ignored targets, weights, reductions),
+// and its errors against the CPU's.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "autograd_fixtures.h"
+#include "op_test_helpers.h"
+#include "tensorc_gen/native_functions.h"
+#include "tensorc_gen/ops.h"
+
+namespace {
+
+using namespace tc;
+using tc::fixtures::from;
+using tc::testing::error_of;
+using tc::testing::shape;
+using tc::testing::values;
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+void expect_same(const Tensor& got, const Tensor& want, double tol = 1e-12) {
+  ASSERT_EQ(shape(got), shape(want));
+  EXPECT_EQ(got.dtype(), want.dtype());
+  const std::vector<double> g = values(got), w = values(want);
+  for (size_t i = 0; i < g.size(); ++i) {
+    if (std::isnan(w[i])) {
+      EXPECT_TRUE(std::isnan(g[i])) << "element " << i;
+    } else if (std::isinf(w[i])) {
+      EXPECT_EQ(g[i], w[i]) << "element " << i;
+    } else {
+      EXPECT_NEAR(g[i], w[i], tol * (1 + std::fabs(w[i]))) << "element " << i;
+    }
+  }
+}
+
+Tensor sample() {  // 3 x 4 with a tie in row 0 and a NaN in row 2
+  return from({1, 5, 5, -2, 0.5, -3, 2, 2, 4, kNaN, 1, 9}, {3, 4});
+}
+
+TEST(CudaComposed, VarAndStdMatchTheCpu) {
+  const Tensor x = from({1, 5, 3, -2, 0.5, -3, 2, 2.5, 4, 7, 1, 9}, {3, 4});
+  const int64_t d1[1] = {1}, d0[1] = {0};
+  expect_same(native::var_cuda(x, true), native::var_cpu(x, true));
+  expect_same(native::std_cuda(x, false), native::std_cpu(x, false));
+  expect_same(native::var_dim_cuda(x, IntArrayRef(d1, 1), true, true),
+              native::var_dim_cpu(x, IntArrayRef(d1, 1), true, true));
+  expect_same(native::std_dim_cuda(x, IntArrayRef(d0, 1), true, false),
+              native::std_dim_cpu(x, IntArrayRef(d0, 1), true, false));
+  const std::optional<Scalar> c2 = Scalar(2.0);
+  expect_same(native::var_correction_cuda(x, IntArrayRef(d1, 1), c2, false),
+              native::var_correction_cpu(x, IntArrayRef(d1, 1), c2, false));
+  // More correction than elements: the divisor is 0
+  const std::optional<Scalar> c9 = Scalar(9.0);
+  expect_same(native::var_correction_cuda(x, IntArrayRef(d1, 1), c9, false),
+              native::var_correction_cpu(x, IntArrayRef(d1, 1), c9, false));
+  const Tensor i = from({1, 2, 3}, {3}, ScalarType::Int64);
+  EXPECT_EQ(error_of([&] { native::var_cuda(i, true); }, ErrorCode::Type),
+            error_of([&] { native::var_cpu(i, true); }, ErrorCode::Type));
+}
+
+TEST(CudaComposed, ArgExtremesTakeTheFirstAndNaNWins) {
+  const Tensor x = sample();
+  for (const bool keep : {false, true})
+    for (const int64_t dim : {int64_t(0), int64_t(1), int64_t(-1)}) {
+      expect_same(native::argmax_cuda(x, dim, keep), native::argmax_cpu(x, dim, keep));
+      expect_same(native::argmin_cuda(x, dim, keep), native::argmin_cpu(x, dim, keep));
+      const auto [vmax, imax] = native::max_dim_cuda(x, dim, keep);
+      const auto [wmax, jmax] = native::max_dim_cpu(x, dim, keep);
+      expect_same(vmax, wmax);
+      expect_same(imax, jmax);
+      const auto [vmin, imin] = native::min_dim_cuda(x, dim, keep);
+      const auto [wmin, jmin] = native::min_dim_cpu(x, dim, keep);
+      expect_same(vmin, wmin);
+      expect_same(imin, jmin);
+    }
+  // No dim: the flat index; keepdim gives ones
+  expect_same(native::argmax_cuda(x, std::nullopt, false), native::argmax_cpu(x, std::nullopt, false));
+  const Tensor finite = from({3, 9, 9, 1, -4, -4}, {2, 3});
+  expect_same(native::argmin_cuda(finite, std::nullopt, true), native::argmin_cpu(finite, std::nullopt, true));
+  expect_same(native::argmax_cuda(finite, std::nullopt, false), native::argmax_cpu(finite, std::nullopt, false));
+  // Integers, a 0-dim tensor
+  const Tensor ints = from({4, 7, 7, 1}, {4}, ScalarType::Int32);
+  expect_same(native::argmax_cuda(ints, 0, false), native::argmax_cpu(ints, 0, false));
+  const Tensor scalar = from({2.5}, {});
+  expect_same(native::argmax_cuda(scalar, 0, false), native::argmax_cpu(scalar, 0, false));
+  // Errors: bool, empty, bad dim
+  const Tensor b = from({1, 0}, {2}, ScalarType::Bool);
+  EXPECT_EQ(error_of([&] { native::argmax_cuda(b, 0, false); }, ErrorCode::Type),
+            error_of([&] { native::argmax_cpu(b, 0, false); }, ErrorCode::Type));
+  const Tensor empty = from({}, {0, 3});
+  EXPECT_EQ(error_of([&] { native::argmax_cuda(empty, 0, false); }, ErrorCode::Index),
+            error_of([&] { native::argmax_cpu(empty, 0, false); }, ErrorCode::Index));
+  EXPECT_EQ(error_of([&] { native::argmin_cuda(empty, std::nullopt, false); }, ErrorCode::InvalidArgument),
+            error_of([&] { native::argmin_cpu(empty, std::nullopt, false); }, ErrorCode::InvalidArgument));
+  EXPECT_EQ(error_of([&] { native::max_dim_cuda(x, 5, false); }, ErrorCode::Index),
+            error_of([&] { native::max_dim_cpu(x, 5, false); }, ErrorCode::Index));
+}
+
+TEST(CudaComposed, MseLossAndBackwardMatchTheCpu) {
+  const Tensor a = from({1, 2, 3, 4, 5, 6}, {2, 3}), t = from({0.5, 2, 4, 4, 1, 7}, {2, 3});
+  for (int64_t reduction : {0, 1, 2}) {
+    const Tensor loss = native::mse_loss_cuda(a, t, reduction);
+    expect_same(loss, native::mse_loss_cpu(a, t, reduction));
+    const Tensor g = reduction == 0 ? from({1, -1, 2, 0.5, 3, 1}, {2, 3}) : from({0.5}, {});
+    expect_same(native::mse_loss_backward_cuda(g, a, t, reduction), native::mse_loss_backward_cpu(g, a, t, reduction));
+  }
+  const Tensor i = from({1, 2}, {2}, ScalarType::Int64);
+  EXPECT_EQ(error_of([&] { native::mse_loss_cuda(i, i, 1); }, ErrorCode::Type),
+            error_of([&] { native::mse_loss_cpu(i, i, 1); }, ErrorCode::Type));
+  EXPECT_EQ(error_of([&] { native::mse_loss_cuda(a, t, 3); }, ErrorCode::InvalidArgument),
+            error_of([&] { native::mse_loss_cpu(a, t, 3); }, ErrorCode::InvalidArgument));
+}
+
+TEST(CudaComposed, SoftmaxFamilyMatchesTheCpu) {
+  const Tensor x = from({1, 5, 5, -2, 0.5, -3, 2, 2, 4, 30, 1, 9}, {3, 4});
+  for (const int64_t dim : {int64_t(0), int64_t(1)}) {
+    const Tensor y = native::log_softmax_cuda(x, dim, false), p = native::softmax_cuda(x, dim, false);
+    expect_same(y, native::log_softmax_cpu(x, dim, false));
+    expect_same(p, native::softmax_cpu(x, dim, false));
+    const Tensor g = from({1, -1, 2, 0.5, 3, 1, 0, 2, -2, 1, 1, 0.25}, {3, 4});
+    expect_same(native::log_softmax_backward_cuda(g, y, dim, ScalarType::Float64),
+                native::log_softmax_backward_cpu(g, y, dim, ScalarType::Float64));
+    expect_same(native::softmax_backward_cuda(g, p, dim, ScalarType::Float64),
+                native::softmax_backward_cpu(g, p, dim, ScalarType::Float64));
+  }
+  const Tensor s = from({2.0}, {});
+  expect_same(native::log_softmax_cuda(s, 0, false), native::log_softmax_cpu(s, 0, false));
+  const Tensor empty = from({}, {0, 4});
+  expect_same(native::softmax_cuda(empty, 1, false), native::softmax_cpu(empty, 1, false));
+  const Tensor i = from({1, 2}, {2}, ScalarType::Int64);
+  EXPECT_EQ(error_of([&] { native::softmax_cuda(i, 0, false); }, ErrorCode::Type),
+            error_of([&] { native::softmax_cpu(i, 0, false); }, ErrorCode::Type));
+}
+
+TEST(CudaComposed, NllLossMatchesTheCpuWithWeightsAndIgnoredTargets) {
+  const Tensor x = from({-1.2, -0.3, -2.0, -0.7, -0.9, -1.9, -2.2, -0.2, -1.1, -1.0, -1.5, -0.8}, {4, 3});
+  // Targets with ignore_index outside the classes, and inside them (class 1 ignored)
+  const std::vector<std::pair<Tensor, int64_t>> cases = {{from({2, -100, 0, 1}, {4}, ScalarType::Int64), -100},
+                                                         {from({2, 1, 0, 1}, {4}, ScalarType::Int64), 1}};
+  const std::optional<Tensor> none;
+  const std::optional<Tensor> w = from({0.2, 1.5, 0.7}, {3});
+  for (const auto& [t, ignore] : cases)
+    for (const auto& weight : {none, w})
+      for (int64_t reduction : {0, 1, 2}) {
+        const auto [out, total] = native::nll_loss_forward_cuda(x, t, weight, reduction, ignore);
+        const auto [want, want_total] = native::nll_loss_forward_cpu(x, t, weight, reduction, ignore);
+        expect_same(out, want);
+        expect_same(total, want_total);
+        const Tensor g = reduction == 0 ? from({1, 2, -1, 0.5}, {4}) : from({0.75}, {});
+        expect_same(native::nll_loss_backward_cuda(g, x, t, weight, reduction, ignore, want_total),
+                    native::nll_loss_backward_cpu(g, x, t, weight, reduction, ignore, want_total));
+      }
+  // Ignored rows never count, even with an infinite log-probability, and an
+  // all-ignored mean batch has a zero gradient (its loss is NaN)
+  const Tensor xinf = from({-INFINITY, -0.3, -2.0, -0.7, -0.9, -1.9}, {2, 3});
+  const Tensor tinf = from({-100, 2}, {2}, ScalarType::Int64), tall = from({-100, -100}, {2}, ScalarType::Int64);
+  for (const Tensor& tt : {tinf, tall})
+    for (int64_t reduction : {0, 1, 2}) {
+      const auto [out, total] = native::nll_loss_forward_cuda(xinf, tt, none, reduction, -100);
+      const auto [want, want_total] = native::nll_loss_forward_cpu(xinf, tt, none, reduction, -100);
+      expect_same(out, want);
+      const Tensor g = reduction == 0 ? from({1, 2}, {2}) : from({1.0}, {});
+      expect_same(native::nll_loss_backward_cuda(g, xinf, tt, none, reduction, -100, want_total),
+                  native::nll_loss_backward_cpu(g, xinf, tt, none, reduction, -100, want_total));
+    }
+  // A 1-D self with a 0-dim target
+  const Tensor x1 = from({-0.5, -1.5, -2.5}, {3}), t1 = from({1}, {}, ScalarType::Int64);
+  const auto [o1, w1] = native::nll_loss_forward_cuda(x1, t1, none, 1, -100);
+  const auto [p1, q1] = native::nll_loss_forward_cpu(x1, t1, none, 1, -100);
+  expect_same(o1, p1);
+  expect_same(w1, q1);
+  expect_same(native::nll_loss_backward_cuda(from({1.0}, {}), x1, t1, none, 1, -100, q1),
+              native::nll_loss_backward_cpu(from({1.0}, {}), x1, t1, none, 1, -100, q1));
+  // An out-of-range target: the CPU's IndexError, naming the position
+  const Tensor bad = from({2, 0, 3, 1}, {4}, ScalarType::Int64);
+  const std::string msg = error_of([&] { native::nll_loss_forward_cuda(x, bad, none, 1, -100); }, ErrorCode::Index);
+  EXPECT_EQ(msg, error_of([&] { native::nll_loss_forward_cpu(x, bad, none, 1, -100); }, ErrorCode::Index));
+  EXPECT_NE(msg.find("position 2"), std::string::npos) << msg;
+}
+
+}  // namespace
