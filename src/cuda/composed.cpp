@@ -2,13 +2,16 @@
 // CUDA kernels composed of other CUDA ops until they get loops of their own:
 // var / std (two passes: the mean, then the sum of squared deviations),
 // argmax / argmin and max.dim / min.dim (the extreme, then the first
-// position holding it), mse_loss and its backward. Each follows its CPU
-// kernel's rules and messages (the shared reduction plan for dims).
+// position holding it), mse_loss and its backward, cat / stack (each input
+// copied into its slice), flip (an index_select per flipped dim). Each
+// follows its CPU kernel's rules and messages (the shared meta steps).
 #include <algorithm>
+#include <vector>
 
 #include "core/error.h"
 #include "core/shape.h"
 #include "cuda/runtime.h"
+#include "structured/cat.h"
 #include "structured/nn.h"
 #include "structured/reduce_plan.h"
 #include "tensorc_gen/native_functions.h"
@@ -90,7 +93,53 @@ void check_floating(const char* name, const Tensor& self, const Tensor& target) 
                 target.dtype());
 }
 
+Tensor cat_on_device(const char* op, const std::vector<Tensor>& tensors, int64_t dim) {
+  const Device device = !tensors.empty() && tensors[0].defined() ? tensors[0].device() : Device(DeviceType::CPU);
+  const structured::CatPlan plan = structured::cat_plan(op, tensors, dim, device);
+  Tensor out = tc::empty(plan.sizes.ref(), plan.dtype, device);
+  if (plan.legacy_empty) return out;
+  int64_t offset = 0;
+  for (const Tensor& t : tensors) {
+    if (structured::cat_skips(t)) continue;
+    const int64_t length = t.size(plan.dim);
+    if (t.numel() > 0) {
+      Tensor slice = tc::narrow(out, plan.dim, offset, length);
+      tc::copy_(slice, t);
+    }
+    offset += length;
+  }
+  return out;
+}
+
 }  // namespace
+
+Tensor cat_cuda(const std::vector<Tensor>& tensors, int64_t dim) { return cat_on_device("cat", tensors, dim); }
+
+Tensor stack_cuda(const std::vector<Tensor>& tensors, int64_t dim) {
+  int64_t d = 0;
+  const std::vector<Tensor> views = structured::stack_views(tensors, dim, &d);
+  return cat_on_device("stack", views, d);
+}
+
+Tensor flip_cuda(const Tensor& self, IntArrayRef dims) {
+  const char* op = "flip";
+  uint64_t mask = 0;
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, self.dim(), op, "dims");
+    TC_CHECK_ARG(!(mask >> w & 1), op, ": argument 'dims' names dim ", w, " twice");
+    mask |= uint64_t(1) << w;
+  }
+  Tensor out = self;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    const int64_t n = self.size(d);
+    if (!((mask >> d) & 1) || n < 2) continue;
+    const Tensor reversed =
+        tc::_to_copy(tc::arange(Scalar(n - 1), Scalar(int64_t(-1)), Scalar(int64_t(-1)), ScalarType::Int64),
+                     std::nullopt, self.device());
+    out = tc::index_select(out, d, reversed);
+  }
+  return out.is_same(self) ? tc::clone(self) : out;
+}
 
 Tensor var_cuda(const Tensor& self, bool unbiased) {
   return var_std("var", self, std::nullopt, unbiased ? 1.0 : 0.0, false, false);

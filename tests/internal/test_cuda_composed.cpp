@@ -187,4 +187,42 @@ TEST(CudaComposed, NllLossMatchesTheCpuWithWeightsAndIgnoredTargets) {
   EXPECT_NE(msg.find("position 2"), std::string::npos) << msg;
 }
 
+TEST(CudaComposed, CatStackAndFlipMatchTheCpu) {
+  const Tensor a = from({1, 2, 3, 4, 5, 6}, {2, 3}), b = from({7, 8}, {2, 1}, ScalarType::Float32);
+  const Tensor skipped = from({}, {0}), empty_rows = from({}, {2, 0});
+  const std::vector<Tensor> parts = {a, skipped, b, empty_rows};
+  expect_same(native::cat_cuda(parts, 1), native::cat_cpu(parts, 1));
+  expect_same(native::cat_cuda({a, a}, -2), native::cat_cpu({a, a}, -2));
+  expect_same(native::cat_cuda({skipped, skipped}, 0), native::cat_cpu({skipped, skipped}, 0));
+  const Tensor at = tc::t(a);  // non-contiguous input
+  expect_same(native::cat_cuda({at, at}, 1), native::cat_cpu({at, at}, 1));
+  for (int64_t dim : {0, 1, 2, -1}) expect_same(native::stack_cuda({a, a, a}, dim), native::stack_cpu({a, a, a}, dim));
+  EXPECT_EQ(error_of(
+                [&] {
+                  native::cat_cuda({a, from({1, 2}, {1, 2})}, 1);
+                },
+                ErrorCode::InvalidArgument),
+            error_of(
+                [&] {
+                  native::cat_cpu({a, from({1, 2}, {1, 2})}, 1);
+                },
+                ErrorCode::InvalidArgument));
+  EXPECT_EQ(error_of(
+                [&] {
+                  native::stack_cuda({a, b}, 0);
+                },
+                ErrorCode::InvalidArgument),
+            error_of(
+                [&] {
+                  native::stack_cpu({a, b}, 0);
+                },
+                ErrorCode::InvalidArgument));
+  const Tensor x = from({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, {2, 3, 2});
+  for (const std::vector<int64_t>& dims : std::vector<std::vector<int64_t>>{{0}, {1, 2}, {-1}, {}, {0, 1, 2}})
+    expect_same(native::flip_cuda(x, dims), native::flip_cpu(x, dims));
+  const int64_t twice[2] = {1, -2};
+  EXPECT_EQ(error_of([&] { native::flip_cuda(x, IntArrayRef(twice, 2)); }, ErrorCode::InvalidArgument),
+            error_of([&] { native::flip_cpu(x, IntArrayRef(twice, 2)); }, ErrorCode::InvalidArgument));
+}
+
 }  // namespace
