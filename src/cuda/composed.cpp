@@ -6,9 +6,11 @@
 // copied into its slice), flip (an index_select per flipped dim). Each
 // follows its CPU kernel's rules and messages (the shared meta steps).
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "core/error.h"
+#include "core/promotion.h"
 #include "core/shape.h"
 #include "cuda/runtime.h"
 #include "structured/cat.h"
@@ -111,7 +113,52 @@ Tensor cat_on_device(const char* op, const std::vector<Tensor>& tensors, int64_t
   return out;
 }
 
+// x's truth values (x != 0) as bool; NaN is true, as on the CPU.
+Tensor truth(const Tensor& x) { return x.dtype() == ScalarType::Bool ? x : tc::ne(x, Scalar(int64_t(0))); }
+
+// value where mask is nonzero, else 0, by selection (threshold_backward with
+// threshold 0), so an unselected inf or NaN never leaks in.
+Tensor select_or_zero(const Tensor& value, const Tensor& mask) {
+  return tc::threshold_backward(value, mask, Scalar(int64_t(0)));
+}
+
 }  // namespace
+
+Tensor logical_and_cuda(const Tensor& self, const Tensor& other) {
+  return tc::mul(truth(self), truth(other));  // bool "*" is "and"
+}
+Tensor logical_or_cuda(const Tensor& self, const Tensor& other) {
+  return tc::add(truth(self), truth(other));  // bool "+" is "or"
+}
+Tensor logical_xor_cuda(const Tensor& self, const Tensor& other) { return tc::ne(truth(self), truth(other)); }
+Tensor logical_not_cuda(const Tensor& self) { return tc::eq(truth(self), Scalar(false)); }
+
+Tensor isnan_cuda(const Tensor& self) {
+  if (!is_floating(self.dtype())) return tc::zeros(self.sizes(), ScalarType::Bool, self.device());
+  return tc::ne(self, self);
+}
+Tensor isinf_cuda(const Tensor& self) {
+  if (!is_floating(self.dtype())) return tc::zeros(self.sizes(), ScalarType::Bool, self.device());
+  return tc::eq(tc::abs(self), Scalar(std::numeric_limits<double>::infinity()));
+}
+
+// condition ? self : other in their result type, broadcast: each side
+// selected by the condition (or its negation), then added; one of the two
+// terms is always an exact 0 (so -0.0 comes back as +0.0).
+Tensor where_cuda(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  TC_CHECK_ARG(condition.defined(), "where: argument 'condition' is an undefined tensor");
+  TC_CHECK_TYPE(condition.dtype() == ScalarType::Bool,
+                "where: expected condition to be a boolean tensor, but got a tensor with dtype ", condition.dtype());
+  ResultTypeState st;
+  st.add(self);
+  st.add(other);
+  const ScalarType dt = st.result();
+  const Tensor a = self.dtype() == dt ? self : tc::_to_copy(self, dt);
+  const Tensor b = other.dtype() == dt ? other : tc::_to_copy(other, dt);
+  const Tensor otherwise = tc::eq(condition, Scalar(false));
+  if (dt == ScalarType::Bool) return tc::add(tc::mul(condition, a), tc::mul(otherwise, b));
+  return tc::add(select_or_zero(a, tc::_to_copy(condition, dt)), select_or_zero(b, tc::_to_copy(otherwise, dt)));
+}
 
 Tensor cat_cuda(const std::vector<Tensor>& tensors, int64_t dim) { return cat_on_device("cat", tensors, dim); }
 
