@@ -6,18 +6,13 @@
 #include "core/shape.h"
 #include "core/tensor.h"
 #include "cpu/index_util.h"
+#include "structured/index.h"
 #include "tensorc_gen/native_functions.h"  // checks the kernel matches the schema
 
 namespace tc::native {
 
 Tensor flip_cpu(const Tensor& self, IntArrayRef dims) {
-  const char* op = "flip";
-  uint64_t mask = 0;
-  for (int64_t d : dims) {
-    const int64_t w = wrap_dim(d, self.dim(), op, "dims");
-    TC_CHECK_ARG(!(mask >> w & 1), op, ": argument 'dims' names dim ", w, " twice");
-    mask |= uint64_t(1) << w;
-  }
+  const uint64_t mask = structured::flip_mask("flip", self, dims);
   Tensor out = empty_tensor(self.sizes(), self.dtype(), self.device());
   const int64_t n = self.numel(), nd = self.dim();
   if (n == 0) return out;

@@ -131,16 +131,11 @@ Tensor scatter_impl(const char* op, const Tensor& self, int64_t dim_, const Tens
 
 Tensor index_select_cpu(const Tensor& self, int64_t dim_, const Tensor& index) {
   const char* op = "index_select";
-  const int64_t dim = wrap_dim(dim_, self.dim(), op);
-  TC_CHECK_ARG(index.dim() <= 1, op, ": argument 'index' expected a 0-D or 1-D tensor, got ", index.dim(), "-D");
+  int64_t dim = 0;
+  const DimVector shape = structured::index_select_shape(op, self, dim_, index, &dim);
   const DimSplit s = split_at(self.sizes(), dim);
   const Tensor idx = checked_index(op, index, s.size, true);
   const int64_t n = idx.numel();
-  DimVector shape(self.sizes());
-  if (self.dim() > 0)
-    shape[size_t(dim)] = n;
-  else if (index.dim() == 1)
-    shape.push_back(n);
   Tensor out = empty_tensor(shape, self.dtype(), self.device());
   if (out.numel() == 0) return out;
   const Tensor src = self.contiguous();

@@ -14,6 +14,7 @@
 #include "core/shape.h"
 #include "cuda/runtime.h"
 #include "structured/cat.h"
+#include "structured/index.h"
 #include "structured/nn.h"
 #include "structured/reduce_plan.h"
 #include "tensorc_gen/native_functions.h"
@@ -169,13 +170,7 @@ Tensor stack_cuda(const std::vector<Tensor>& tensors, int64_t dim) {
 }
 
 Tensor flip_cuda(const Tensor& self, IntArrayRef dims) {
-  const char* op = "flip";
-  uint64_t mask = 0;
-  for (int64_t d : dims) {
-    const int64_t w = wrap_dim(d, self.dim(), op, "dims");
-    TC_CHECK_ARG(!(mask >> w & 1), op, ": argument 'dims' names dim ", w, " twice");
-    mask |= uint64_t(1) << w;
-  }
+  const uint64_t mask = structured::flip_mask("flip", self, dims);
   Tensor out = self;
   for (int64_t d = 0; d < self.dim(); ++d) {
     const int64_t n = self.size(d);

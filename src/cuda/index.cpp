@@ -99,18 +99,12 @@ Tensor gather_cuda(const Tensor& self, int64_t dim_, const Tensor& index, bool s
 
 Tensor index_select_cuda(const Tensor& self, int64_t dim_, const Tensor& index) {
   const char* op = "index_select";
-  const int64_t dim = wrap_dim(dim_, self.dim(), op);
-  TC_CHECK_ARG(index.dim() <= 1, op, ": argument 'index' expected a 0-D or 1-D tensor, got ", index.dim(), "-D");
+  int64_t dim = 0;
+  const DimVector shape = structured::index_select_shape(op, self, dim_, index, &dim);
   TC_CHECK_TYPE(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, op,
                 ": argument 'index' expected an int64 or int32 tensor, got ", index.dtype());
   check_index_values(op, index, self.dim() ? self.size(dim) : 1, true);
   const Tensor idx = device_index(index, self);
-  const int64_t n = idx.numel();
-  DimVector shape(self.sizes());
-  if (self.dim() > 0)
-    shape[size_t(dim)] = n;
-  else if (index.dim() == 1)
-    shape.push_back(n);
   Tensor out = empty_on(shape, self.dtype(), self.device());
   if (out.numel() == 0) return out;
   // The index along dim, the same for every other coordinate.

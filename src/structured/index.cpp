@@ -2,6 +2,7 @@
 #include "structured/index.h"
 
 #include "core/error.h"
+#include "core/shape.h"
 
 namespace tc::structured {
 
@@ -22,6 +23,29 @@ void check_element_index(const char* op, const Tensor& self, int64_t dim, const 
     TC_CHECK_TYPE(src->dtype() == self.dtype(), op, ": argument 'src' expected dtype ", self.dtype(), " (self's), got ",
                   src->dtype());
   }
+}
+
+DimVector index_select_shape(const char* op, const Tensor& self, int64_t dim, const Tensor& index,
+                             int64_t* wrapped_dim) {
+  const int64_t d = wrap_dim(dim, self.dim(), op);
+  TC_CHECK_ARG(index.dim() <= 1, op, ": argument 'index' expected a 0-D or 1-D tensor, got ", index.dim(), "-D");
+  DimVector shape(self.sizes());
+  if (self.dim() > 0)
+    shape[size_t(d)] = index.numel();
+  else if (index.dim() == 1)
+    shape.push_back(index.numel());
+  *wrapped_dim = d;
+  return shape;
+}
+
+uint64_t flip_mask(const char* op, const Tensor& self, IntArrayRef dims) {
+  uint64_t mask = 0;
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, self.dim(), op, "dims");
+    TC_CHECK_ARG(!(mask >> w & 1), op, ": argument 'dims' names dim ", w, " twice");
+    mask |= uint64_t(1) << w;
+  }
+  return mask;
 }
 
 }  // namespace tc::structured
