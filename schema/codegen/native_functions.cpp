@@ -122,8 +122,8 @@ std::string fill_family(const char* pattern, const std::string& name) {
 std::vector<NativeFunction> derive_structured(const NativeFunction& fn) {
   const Family* family = find_family(fn.structured->family);
   std::vector<NativeFunction> derived;
-  for (const char* pattern : family->derived) {
-    if (!pattern) break;
+  for (const char* const* p = family->derived; *p; ++p) {
+    const char* pattern = *p;
     NativeFunction d = fn;
     d.func_text = fill_family(pattern, fn.func.name.name);
     d.func = std::get<schema::FunctionSchema>(schema::parse_schema(d.func_text));

@@ -23,60 +23,52 @@ enum class Variant { Function, Method };
 // One row per family; "{}" in a schema stands for the entry's name.
 struct Family {
   const char* name;
-  const char* loop_params;  // the loop's parameters after the iterator ("" or ", const Scalar& alpha")
-  const char* functional;   // the schema the entry must have
-  const char* derived[5];   // the schemas derived from it (nullptr after the last)
+  const char* loop_params;     // the loop's parameters after the iterator ("" or ", const Scalar& alpha")
+  const char* functional;      // the schema the entry must have
+  const char* const* derived;  // the schemas derived from it, nullptr-terminated
 };
+
+// The derived schemas, one list per family shape.
+inline constexpr const char* kUnaryDerived[] = {"{}_(Tensor(a!) self) -> Tensor(a!)",
+                                                "{}.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", nullptr};
+inline constexpr const char* kBinaryDerived[] = {"{}_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
+                                                 "{}.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
+                                                 "{}.Scalar(Tensor self, Scalar other) -> Tensor",
+                                                 "{}_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", nullptr};
+inline constexpr const char* kBinaryAlphaDerived[] = {
+    "{}_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+    "{}.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
+    "{}.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
+    "{}_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)", nullptr};
+inline constexpr const char* kComparisonDerived[] = {
+    "{}_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
+    "{}.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
+    "{}.Scalar(Tensor self, Scalar other) -> Tensor",
+    "{}_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
+    "{}.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)",
+    nullptr};
+
+constexpr const char* kUnarySchema = "{}(Tensor self) -> Tensor";
+constexpr const char* kBinarySchema = "{}.Tensor(Tensor self, Tensor other) -> Tensor";
+constexpr const char* kBinaryAlphaSchema = "{}.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor";
+constexpr const char* kAlphaParams = ", const Scalar& alpha";
+
 inline constexpr Family kFamilies[] = {
     // out = f(self), same dtype as self (abs, floor...)
-    {"unary_same",
-     "",
-     "{}(Tensor self) -> Tensor",
-     {"{}_(Tensor(a!) self) -> Tensor(a!)", "{}.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)"}},
+    {"unary_same", "", kUnarySchema, kUnaryDerived},
     // out = f(self), floating: integer and bool inputs compute in float32 (exp, sin...)
-    {"unary_float",
-     "",
-     "{}(Tensor self) -> Tensor",
-     {"{}_(Tensor(a!) self) -> Tensor(a!)", "{}.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)"}},
+    {"unary_float", "", kUnarySchema, kUnaryDerived},
     // out = f(self, other) in the promoted dtype (mul)
-    {"binary",
-     "",
-     "{}.Tensor(Tensor self, Tensor other) -> Tensor",
-     {"{}_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
-      "{}.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
-      "{}.Scalar(Tensor self, Scalar other) -> Tensor", "{}_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)"}},
+    {"binary", "", kBinarySchema, kBinaryDerived},
     // out = f(self, other), floating: integer and bool operands compute in float32 (div)
-    {"binary_float",
-     "",
-     "{}.Tensor(Tensor self, Tensor other) -> Tensor",
-     {"{}_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
-      "{}.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
-      "{}.Scalar(Tensor self, Scalar other) -> Tensor", "{}_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)"}},
+    {"binary_float", "", kBinarySchema, kBinaryDerived},
     // out = self + alpha * other (add); alpha is checked against the result dtype
-    {"binary_alpha",
-     ", const Scalar& alpha",
-     "{}.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
-     {"{}_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
-      "{}.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
-      "{}.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
-      "{}_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)"}},
+    {"binary_alpha", kAlphaParams, kBinaryAlphaSchema, kBinaryAlphaDerived},
     // out = self - alpha * other through the add loop given -alpha; bool operands are refused (sub)
-    {"binary_sub",
-     ", const Scalar& alpha",
-     "{}.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
-     {"{}_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
-      "{}.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
-      "{}.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
-      "{}_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)"}},
+    {"binary_sub", kAlphaParams, kBinaryAlphaSchema, kBinaryAlphaDerived},
     // out(bool) = f(self, other) compared in the promoted dtype; in place, self
     // keeps its dtype and gets 0 or 1 (eq, lt...)
-    {"comparison",
-     "",
-     "{}.Tensor(Tensor self, Tensor other) -> Tensor",
-     {"{}_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
-      "{}.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
-      "{}.Scalar(Tensor self, Scalar other) -> Tensor", "{}_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
-      "{}.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)"}},
+    {"comparison", "", kBinarySchema, kComparisonDerived},
 };
 
 // The row of kFamilies called `name`; nullptr if none.

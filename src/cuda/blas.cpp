@@ -52,11 +52,6 @@ void check_dtype(const char* op, ScalarType dt) {
       op, ": CUDA matrix products support float32, float64, float16 and bfloat16, got ", dt);
 }
 
-Tensor empty_on(IntArrayRef sizes, ScalarType dtype, Device device) {
-  cuda::DeviceGuard g(device.index);
-  return empty_tensor(sizes, dtype, device);
-}
-
 Tensor as_batch(const Tensor& t2) {
   return make_view(t2, {1, t2.sizes()[0], t2.sizes()[1]}, {0, t2.strides()[0], t2.strides()[1]}, t2.storage_offset());
 }
@@ -136,7 +131,7 @@ void addmm_into(const Tensor& self, const Tensor& mat1, const Tensor& mat2, cons
 Tensor mm_cuda(const Tensor& self, const Tensor& mat2) {
   const DimVector shape = structured::mm_meta(self, mat2);
   check_dtype("mm", self.dtype());
-  Tensor out = empty_on(shape, self.dtype(), self.device());
+  Tensor out = cuda::empty_on(shape, self.dtype(), self.device());
   batched_product("mm", as_batch(self), as_batch(mat2), 1.0, 0.0, as_batch(out));
   return out;
 }
@@ -144,7 +139,7 @@ Tensor mm_cuda(const Tensor& self, const Tensor& mat2) {
 Tensor bmm_cuda(const Tensor& self, const Tensor& mat2) {
   const DimVector shape = structured::bmm_meta(self, mat2);
   check_dtype("bmm", self.dtype());
-  Tensor out = empty_on(shape, self.dtype(), self.device());
+  Tensor out = cuda::empty_on(shape, self.dtype(), self.device());
   batched_product("bmm", self, mat2, 1.0, 0.0, out);
   return out;
 }
@@ -152,7 +147,7 @@ Tensor bmm_cuda(const Tensor& self, const Tensor& mat2) {
 Tensor addmm_cuda(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
   const DimVector shape = structured::addmm_meta(self, mat1, mat2);
   check_dtype("addmm", self.dtype());
-  Tensor out = empty_on(shape, self.dtype(), mat1.device());
+  Tensor out = cuda::empty_on(shape, self.dtype(), mat1.device());
   addmm_into(self, mat1, mat2, beta, alpha, out, false);
   return out;
 }

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/promotion.h"
 #include "core/shape.h"
+#include "cuda/composed.h"
 #include "cuda/runtime.h"
 #include "structured/cat.h"
 #include "structured/index.h"
@@ -19,6 +20,14 @@
 #include "structured/reduce_plan.h"
 #include "tensorc_gen/native_functions.h"
 #include "tensorc_gen/ops.h"
+
+namespace tc::cuda {
+
+Tensor select_or_zero(const Tensor& value, const Tensor& mask) {
+  return tc::threshold_backward(value, mask, Scalar(int64_t(0)));
+}
+
+}  // namespace tc::cuda
 
 namespace tc::native {
 namespace {
@@ -117,12 +126,6 @@ Tensor cat_on_device(const char* op, const std::vector<Tensor>& tensors, int64_t
 // x's truth values (x != 0) as bool; NaN is true, as on the CPU.
 Tensor truth(const Tensor& x) { return x.dtype() == ScalarType::Bool ? x : tc::ne(x, Scalar(int64_t(0))); }
 
-// value where mask is nonzero, else 0, by selection (threshold_backward with
-// threshold 0), so an unselected inf or NaN never leaks in.
-Tensor select_or_zero(const Tensor& value, const Tensor& mask) {
-  return tc::threshold_backward(value, mask, Scalar(int64_t(0)));
-}
-
 }  // namespace
 
 Tensor logical_and_cuda(const Tensor& self, const Tensor& other) {
@@ -158,7 +161,8 @@ Tensor where_cuda(const Tensor& condition, const Tensor& self, const Tensor& oth
   const Tensor b = other.dtype() == dt ? other : tc::_to_copy(other, dt);
   const Tensor otherwise = tc::eq(condition, Scalar(false));
   if (dt == ScalarType::Bool) return tc::add(tc::mul(condition, a), tc::mul(otherwise, b));
-  return tc::add(select_or_zero(a, tc::_to_copy(condition, dt)), select_or_zero(b, tc::_to_copy(otherwise, dt)));
+  return tc::add(cuda::select_or_zero(a, tc::_to_copy(condition, dt)),
+                 cuda::select_or_zero(b, tc::_to_copy(otherwise, dt)));
 }
 
 Tensor cat_cuda(const std::vector<Tensor>& tensors, int64_t dim) { return cat_on_device("cat", tensors, dim); }

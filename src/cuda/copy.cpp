@@ -68,15 +68,6 @@ Geometry geometry(const Tensor& dst, const Tensor* src, const char* op) {
 
 bool dense(const Tensor& t) { return t.is_contiguous(); }
 
-// A fresh dense tensor on `device`.
-Tensor empty_on(IntArrayRef sizes, ScalarType dtype, Device device) {
-  if (device.is_cuda()) {
-    cuda::DeviceGuard g(device.index);
-    return empty_tensor(sizes, dtype, device);
-  }
-  return empty_tensor(sizes, dtype, device);
-}
-
 // dst = src on one CUDA device, with broadcasting and dtype conversion.
 void copy_on_device(Tensor& dst, const Tensor& src) {
   const Geometry g = geometry(dst, &src, "copy_");
@@ -93,7 +84,7 @@ void copy_on_device(Tensor& dst, const Tensor& src) {
 Tensor dense_on_own_device(const Tensor& src) {
   if (dense(src)) return src;
   if (src.is_cpu()) return tc::contiguous(src);
-  Tensor out = empty_on(src.sizes(), src.dtype(), src.device());
+  Tensor out = cuda::empty_on(src.sizes(), src.dtype(), src.device());
   copy_on_device(out, src);
   return out;
 }
@@ -141,7 +132,7 @@ Tensor& copy_inplace_cuda(Tensor& self, const Tensor& src, bool non_blocking) {
       hooks.copy_bytes(self.data_ptr(), sd, staged.data_ptr(), staged.device(),
                        size_t(staged.numel()) * staged.element_size(), non_blocking);
     } else {
-      Tensor here = empty_on(staged.sizes(), staged.dtype(), sd);
+      Tensor here = cuda::empty_on(staged.sizes(), staged.dtype(), sd);
       hooks.copy_bytes(here.data_ptr(), sd, staged.data_ptr(), staged.device(),
                        size_t(staged.numel()) * staged.element_size(), false);
       copy_on_device(self, here);

@@ -75,11 +75,6 @@ Tensor device_index(const Tensor& index, const Tensor& self) {
   return tc::_to_copy(index, ScalarType::Int64, self.device());
 }
 
-Tensor empty_on(IntArrayRef sizes, ScalarType dtype, Device device) {
-  cuda::DeviceGuard g(device.index);
-  return empty_tensor(sizes, dtype, device);
-}
-
 }  // namespace
 
 Tensor gather_cuda(const Tensor& self, int64_t dim_, const Tensor& index, bool sparse_grad) {
@@ -90,7 +85,7 @@ Tensor gather_cuda(const Tensor& self, int64_t dim_, const Tensor& index, bool s
   TC_CHECK_TYPE(index.dtype() == ScalarType::Int64, op, ": argument 'index' expected an int64 tensor, got ",
                 index.dtype());
   check_index_values(op, index, self.dim() ? self.size(dim) : 1, false);
-  Tensor out = empty_on(index.sizes(), self.dtype(), self.device());
+  Tensor out = cuda::empty_on(index.sizes(), self.dtype(), self.device());
   if (out.numel() == 0) return out;
   const Tensor idx = device_index(index, self);
   launch_gather(op, self, dim, idx, idx.strides(), out);
@@ -105,7 +100,7 @@ Tensor index_select_cuda(const Tensor& self, int64_t dim_, const Tensor& index) 
                 ": argument 'index' expected an int64 or int32 tensor, got ", index.dtype());
   check_index_values(op, index, self.dim() ? self.size(dim) : 1, true);
   const Tensor idx = device_index(index, self);
-  Tensor out = empty_on(shape, self.dtype(), self.device());
+  Tensor out = cuda::empty_on(shape, self.dtype(), self.device());
   if (out.numel() == 0) return out;
   // The index along dim, the same for every other coordinate.
   DimVector index_strides(shape.size(), 0);

@@ -5,6 +5,7 @@
 // (amax, sum, exp, log, gather, comparisons, arithmetic): correct on every
 // layout and dtype, a few launches instead of one fused kernel.
 #include "core/error.h"
+#include "cuda/composed.h"
 #include "cuda/runtime.h"
 #include "structured/nn.h"
 #include "tensorc_gen/native_functions.h"
@@ -56,12 +57,7 @@ Tensor checked_targets(const char* name, const Tensor& target, int64_t classes, 
   const Tensor ok =
       tc::add(tc::mul(tc::ge(t, Scalar(int64_t(0))), tc::lt(t, Scalar(classes))), tc::eq(t, Scalar(ignore_index)));
   if (tc::all(ok).item().to_bool()) return t;
-  const Tensor host = tc::_to_copy(t, std::nullopt, Device(DeviceType::CPU));
-  const int64_t* p = host.contiguous().data_ptr<int64_t>();
-  for (int64_t i = 0, n = host.numel(); i < n; ++i)
-    TC_CHECK_INDEX(p[i] == ignore_index || (p[i] >= 0 && p[i] < classes), name, ": argument 'target' has class index ",
-                   p[i], " at position ", i, ", expected a value in [0, ", classes, ") or ignore_index (", ignore_index,
-                   ")");
+  structured::checked_host_targets(name, tc::_to_copy(t, std::nullopt, Device(DeviceType::CPU)), classes, ignore_index);
   TC_FAIL(Internal, "internal error: ", name, ": a bad target on the device but none on the host");
 }
 
@@ -80,13 +76,6 @@ Rows nll_rows(const Tensor& t, const std::optional<Tensor>& weight, int64_t igno
   r.kept = tc::_to_copy(kept, dtype);
   r.weight = weight && weight->defined() ? tc::mul(tc::index_select(*weight, 0, r.target), r.kept) : r.kept;
   return r;
-}
-
-// value where mask is nonzero, else 0, by selection (threshold_backward with
-// threshold 0), not by multiplication: an ignored row's inf or NaN stays out,
-// as the CPU kernel never reads it.
-Tensor select_or_zero(const Tensor& value, const Tensor& mask) {
-  return tc::threshold_backward(value, mask, Scalar(int64_t(0)));
 }
 
 }  // namespace
@@ -115,7 +104,7 @@ std::tuple<Tensor, Tensor> nll_loss_forward_cuda(const Tensor& self, const Tenso
   const Tensor x = s.batched ? self : tc::unsqueeze(self, 0);  // (N, C)
   const Rows r = nll_rows(t, weight, ignore_index, self.dtype());
   const Tensor picked = tc::squeeze(tc::gather(x, 1, tc::unsqueeze(r.target, 1)), 1);  // (N)
-  const Tensor losses = select_or_zero(tc::neg(tc::mul(picked, r.weight)), r.kept);
+  const Tensor losses = cuda::select_or_zero(tc::neg(tc::mul(picked, r.weight)), r.kept);
   const Tensor total_weight = tc::sum(r.weight);
   if (reduction == kReductionNone && s.batched) return {losses, tc::zeros_like(total_weight)};
   Tensor out = tc::sum(losses);
@@ -139,7 +128,7 @@ Tensor nll_loss_backward_cuda(const Tensor& grad_output, const Tensor& self, con
   const Tensor classes = tc::_to_copy(tc::arange(Scalar(s.classes), ScalarType::Int64), std::nullopt, self.device());
   const Tensor onehot = tc::eq(tc::unsqueeze(classes, 0), tc::unsqueeze(r.target, 1));       // (N, C) bool
   const Tensor hit = tc::mul(tc::_to_copy(onehot, self.dtype()), tc::unsqueeze(r.kept, 1));  // 0/1, kept rows only
-  const Tensor grad = select_or_zero(tc::expand(tc::unsqueeze(coef, 1), hit.sizes()), hit);
+  const Tensor grad = cuda::select_or_zero(tc::expand(tc::unsqueeze(coef, 1), hit.sizes()), hit);
   return s.batched ? grad : tc::squeeze(grad, 0);
 }
 

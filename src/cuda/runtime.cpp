@@ -228,6 +228,11 @@ int resolve_device(int index, const char* what) {
 
 Stream current_stream(int) { return 0; }
 
+Tensor empty_on(IntArrayRef sizes, ScalarType dtype, Device device) {
+  tc::DeviceGuard guard(device);  // core's: the CUDA allocator takes the current device; nothing for the CPU
+  return empty_tensor(sizes, dtype, device);
+}
+
 DeviceGuard::DeviceGuard(int index) : previous_(current_device()) {
   if (index != previous_) check(g_driver->set_device(index), "device guard", "cudaSetDevice");
 }

@@ -4,6 +4,7 @@
 // current device and stream, and the caching allocator over the driver.
 #pragma once
 #include "core/device.h"
+#include "core/tensor.h"
 #include "cuda/caching_allocator.h"
 #include "cuda/driver_api.h"
 
@@ -23,6 +24,10 @@ int resolve_device(int index, const char* what);
 // The stream kernels of the calling thread run on for `device` (the legacy
 // default stream until streams are exposed).
 Stream current_stream(int device);
+
+// A fresh contiguous tensor on `device` (a CUDA device, made current for the
+// allocation, or the CPU).
+Tensor empty_on(IntArrayRef sizes, ScalarType dtype, Device device);
 
 // Makes `index` current for a scope and restores the previous device.
 class DeviceGuard {

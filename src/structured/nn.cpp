@@ -69,6 +69,17 @@ NllShape nll_meta(const char* name, const Tensor& self, const Tensor& target, co
   return s;
 }
 
+Tensor checked_host_targets(const char* name, const Tensor& target, int64_t classes, int64_t ignore_index) {
+  Tensor t = target.dtype() == ScalarType::Int64 ? target.contiguous() : target.to(ScalarType::Int64);
+  const int64_t* p = t.data_ptr<int64_t>();
+  for (int64_t i = 0, n = t.numel(); i < n; ++i) {
+    const int64_t c = p[i];
+    TC_CHECK_INDEX(c == ignore_index || (c >= 0 && c < classes), name, ": argument 'target' has class index ", c,
+                   " at position ", i, ", expected a value in [0, ", classes, ") or ignore_index (", ignore_index, ")");
+  }
+  return t;
+}
+
 void nll_backward_meta(const char* name, const Tensor& grad_output, const Tensor& self, const Tensor& total_weight,
                        const NllShape& s, int64_t reduction) {
   TC_CHECK_TYPE(grad_output.dtype() == self.dtype(), name, ": argument 'grad_output' expected dtype ", self.dtype(),

@@ -37,6 +37,11 @@ struct NllShape {
 };
 NllShape nll_meta(const char* name, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
                   int64_t reduction);
+// The targets of a host tensor as contiguous int64, each checked: in
+// [0, classes) or ignore_index, else an IndexError naming its position. (A
+// device backend checks its targets where they live and calls this on a host
+// copy only to report an offender.)
+Tensor checked_host_targets(const char* name, const Tensor& target, int64_t classes, int64_t ignore_index);
 // nll_loss_backward's other arguments: grad_output of self's dtype, one value
 // per row (reduction none, batched) or a single one; total_weight one value.
 void nll_backward_meta(const char* name, const Tensor& grad_output, const Tensor& self, const Tensor& total_weight,

@@ -42,18 +42,6 @@ Tensor apply_reduction(const Tensor& loss, int64_t reduction) {
 
 // ---- nll_loss --------------------------------------------------------------------
 
-// The targets as int64 values (contiguous), every one checked.
-Tensor checked_targets(const char* name, const Tensor& target, int64_t classes, int64_t ignore_index) {
-  Tensor t = target.dtype() == ScalarType::Int64 ? target.contiguous() : target.to(ScalarType::Int64);
-  const int64_t* p = t.data_ptr<int64_t>();
-  for (int64_t i = 0, n = t.numel(); i < n; ++i) {
-    const int64_t c = p[i];
-    TC_CHECK_INDEX(c == ignore_index || (c >= 0 && c < classes), name, ": argument 'target' has class index ", c,
-                   " at position ", i, ", expected a value in [0, ", classes, ") or ignore_index (", ignore_index, ")");
-  }
-  return t;
-}
-
 // Weights as double (1 without a weight tensor).
 std::vector<double> class_weights(const std::optional<Tensor>& weight, int64_t classes) {
   std::vector<double> w(size_t(classes), 1.0);
@@ -121,7 +109,7 @@ std::tuple<Tensor, Tensor> nll_loss_forward_cpu(const Tensor& self, const Tensor
                                                 int64_t ignore_index) {
   const char* name = "nll_loss_forward";
   const NllShape s = structured::nll_meta(name, self, target, weight, reduction);
-  const Tensor tgt = checked_targets(name, target, s.classes, ignore_index);
+  const Tensor tgt = structured::checked_host_targets(name, target, s.classes, ignore_index);
   const std::vector<double> w = class_weights(weight, s.classes);
   Tensor output = reduction == kNone && s.batched ? empty_tensor({s.batch}, self.dtype(), self.device())
                                                   : empty_tensor(IntArrayRef(), self.dtype(), self.device());
@@ -138,7 +126,7 @@ Tensor nll_loss_backward_cpu(const Tensor& grad_output, const Tensor& self, cons
   const char* name = "nll_loss_backward";
   const NllShape s = structured::nll_meta(name, self, target, weight, reduction);
   structured::nll_backward_meta(name, grad_output, self, total_weight, s, reduction);
-  const Tensor tgt = checked_targets(name, target, s.classes, ignore_index);
+  const Tensor tgt = structured::checked_host_targets(name, target, s.classes, ignore_index);
   const std::vector<double> w = class_weights(weight, s.classes);
   const double tw = reduction == kMean ? read_element(total_weight, 0).to_double() : 1.0;
   Tensor grad_input = tc::zeros(self.sizes(), self.dtype(), self.device());

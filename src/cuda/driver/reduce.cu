@@ -74,22 +74,20 @@ __device__ inline C element(const ReduceArgs& a, int64_t offset) {
   return v;
 }
 
-__device__ inline int64_t kept_offset(const ReduceArgs& a, int64_t o) {
+// The byte offset of linear index i, row-major over `ndim` dims.
+__device__ inline int64_t offset_of(int64_t i, int ndim, const int64_t* sizes, const int64_t* strides) {
   int64_t off = 0;
-  for (int d = a.kept_ndim - 1; d >= 0; --d) {
-    off += (o % a.kept_sizes[d]) * a.kept_strides[d];
-    o /= a.kept_sizes[d];
+  for (int d = ndim - 1; d >= 0; --d) {
+    off += (i % sizes[d]) * strides[d];
+    i /= sizes[d];
   }
   return off;
 }
-
+__device__ inline int64_t kept_offset(const ReduceArgs& a, int64_t o) {
+  return offset_of(o, a.kept_ndim, a.kept_sizes, a.kept_strides);
+}
 __device__ inline int64_t red_offset(const ReduceArgs& a, int64_t r) {
-  int64_t off = 0;
-  for (int d = a.red_ndim - 1; d >= 0; --d) {
-    off += (r % a.red_sizes[d]) * a.red_strides[d];
-    r /= a.red_sizes[d];
-  }
-  return off;
+  return offset_of(r, a.red_ndim, a.red_sizes, a.red_strides);
 }
 
 // The end of the chunk starting at `begin` (the whole reduction unsplit).
