@@ -427,6 +427,72 @@ TC_API tc_status tc_cuda_matmul_set_allow_tf32(bool allow);
 /* *out = the setting above. */
 TC_API tc_status tc_cuda_matmul_allow_tf32(bool* out);
 
+/* ---- streams and events ----------------------------------------------------
+ * PyTorch's torch.cuda.Stream and Event. Work a thread queues on a device
+ * (kernels, copies, allocations) goes to its current stream for that device,
+ * the default stream until tc_stream_set_current picks another. A tc_stream
+ * is a value: streams come from a pool per device (32 per priority, handed
+ * out round robin) and live as long as the process, so there is nothing to
+ * release. A tc_event is a handle the caller releases. The CPU has only its
+ * default stream, on which every op has already finished. Errors:
+ * TC_ERROR_DEVICE when the backend is unavailable or the index out of range,
+ * TC_ERROR_INVALID_ARGUMENT naming the argument for a NULL pointer or a
+ * stream tensorc does not know, TC_ERROR_NOT_IMPLEMENTED for what a backend
+ * lacks (the CPU's streams other than the default and its events). */
+typedef struct tc_stream {
+  tc_device device; /* its index is always resolved (>= 0; 0 for the CPU) */
+  uint64_t id;      /* the backend's handle (a cudaStream_t); 0: the default stream */
+} tc_stream;
+typedef struct tc_event_s* tc_event;
+
+/* *out = a stream of `device` (index -1: the current device) from its pool;
+ * priority 0 is normal, below 0 higher (CUDA's greatest priority). Its work
+ * is not ordered with the default stream's: use events. */
+TC_API tc_status tc_stream_create(tc_stream* out, tc_device device, int32_t priority);
+/* *out = the default stream of `device`. */
+TC_API tc_status tc_stream_default(tc_stream* out, tc_device device);
+/* *out = the calling thread's current stream for `device`. */
+TC_API tc_status tc_stream_current(tc_stream* out, tc_device device);
+/* Makes `stream` the calling thread's current stream for its device (other
+ * devices and threads keep theirs). */
+TC_API tc_status tc_stream_set_current(tc_stream stream);
+/* *out = a tc_stream for `handle`, a stream made outside tensorc (a
+ * cudaStream_t), which tensorc does not own: the caller keeps it alive while
+ * tensorc may use it. The handle is not checked beyond being non-zero. */
+TC_API tc_status tc_stream_from_external(tc_stream* out, tc_device device, uint64_t handle);
+/* Waits until all work queued on `stream` is done. */
+TC_API tc_status tc_stream_synchronize(tc_stream stream);
+/* *out = whether all work queued on `stream` is done (never waits). */
+TC_API tc_status tc_stream_query(bool* out, tc_stream stream);
+/* Work queued on `stream` from now on waits until `event` has happened (the
+ * host does not wait). An event never recorded: nothing to wait for. */
+TC_API tc_status tc_stream_wait_event(tc_stream stream, tc_event event);
+/* *out = a new event, not yet recorded, that will belong to the device of the
+ * first stream it is recorded on. enable_timing: tc_event_elapsed_time may use
+ * it (timing makes recording slightly dearer). Release with tc_event_release. */
+TC_API tc_status tc_event_create(tc_event* out, bool enable_timing);
+/* Releases an event (NULL: nothing); work waiting on it is not affected. */
+TC_API void tc_event_release(tc_event event);
+/* Records `event` at the current end of `stream`'s work (again: moves it).
+ * Errors: TC_ERROR_DEVICE when the event belongs to another device. */
+TC_API tc_status tc_event_record(tc_event event, tc_stream stream);
+/* *out = whether the work before the event's last record is done (true when
+ * never recorded). */
+TC_API tc_status tc_event_query(bool* out, tc_event event);
+/* Waits until the work before the event's last record is done. */
+TC_API tc_status tc_event_synchronize(tc_event event);
+/* *out = milliseconds between two recorded events of one device, both made
+ * with enable_timing (the later one must have happened). Errors:
+ * TC_ERROR_INVALID_ARGUMENT naming the event that was not recorded or times
+ * nothing, TC_ERROR_DEVICE when they belong to different devices. */
+TC_API tc_status tc_event_elapsed_time(double* out, tc_event start, tc_event end);
+/* Tells the allocator that `stream` uses t's memory too (Tensor.record_stream):
+ * once t is freed, its memory is reused only after the work queued on
+ * `stream` so far is done. For CPU tensors and memory tensorc did not
+ * allocate (from_blob, DLPack): nothing to do. Errors: TC_ERROR_DEVICE when
+ * the stream is not on t's device. */
+TC_API tc_status tc_tensor_record_stream(tc_tensor t, tc_stream stream);
+
 /* ---- device hooks: an out-of-tree backend's memory -------------------------
  * What a backend on TC_DEVICE_PRIVATEUSE1 registers so that tensorc can make
  * its tensors and move data to and from them: tc_empty / tc_empty_strided on

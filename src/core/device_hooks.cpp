@@ -104,6 +104,28 @@ void DeviceHooks::reset_peak_memory_stats(int) {
   TC_FAIL(NotImplemented, "memory statistics: this backend keeps none");
 }
 
+namespace {
+[[noreturn]] void no_streams(const char* what) {
+  TC_FAIL(NotImplemented, what, ": this backend has no streams or events besides its default stream");
+}
+}  // namespace
+
+StreamId DeviceHooks::create_stream(int, int) { no_streams("stream"); }
+void DeviceHooks::adopt_stream(int, StreamId) { no_streams("external stream"); }
+void DeviceHooks::set_current_stream(int, StreamId s) {
+  TC_CHECK(s == 0, InvalidArgument, "set_current_stream: this backend has only its default stream");
+}
+bool DeviceHooks::query_stream(int index, StreamId) {
+  synchronize(index);
+  return true;
+}
+EventId DeviceHooks::create_event(int, bool) { no_streams("event"); }
+void DeviceHooks::record_event(int, EventId, StreamId) { no_streams("event record"); }
+bool DeviceHooks::query_event(int, EventId) { no_streams("event query"); }
+void DeviceHooks::synchronize_event(int, EventId) { no_streams("event synchronize"); }
+void DeviceHooks::stream_wait_event(int, StreamId, EventId) { no_streams("stream wait_event"); }
+double DeviceHooks::event_elapsed_ms(int, EventId, EventId) { no_streams("event elapsed_time"); }
+
 void DeviceGuard::enter(Device device) {
   DeviceHooks* h = try_device_hooks(device.type);
   if (h == nullptr) return;

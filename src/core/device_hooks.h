@@ -18,6 +18,11 @@
 
 namespace tc {
 
+struct DataPtr;
+// A backend's stream and event handles (a cudaStream_t, a cudaEvent_t).
+using StreamId = uint64_t;
+using EventId = uint64_t;
+
 // A backend's memory statistics for one device (its caching allocator's).
 enum class MemoryStat : int {
   AllocatedBytes = 0,      // held by tensors now
@@ -52,6 +57,36 @@ class DeviceHooks {
   virtual void reset_peak_memory_stats(int index);
   // Returns cached, unused memory of every device to the system (default: nothing cached).
   virtual void empty_cache() {}
+
+  // Streams and events (c10::Stream and c10::Event over a backend). A stream
+  // is the backend's handle, 0 being device `index`'s default stream; work a
+  // thread queues runs on its current stream. The defaults describe a backend
+  // with only the default stream, which waits for nothing (synchronize(index)
+  // covers it) and has no events (Error(NotImplemented)).
+  //
+  // A stream from the backend's pool (priority 0 normal, below 0 higher, as CUDA's).
+  virtual StreamId create_stream(int index, int priority);
+  // Whether `s` names a stream of device `index` that this backend knows.
+  virtual bool is_stream(int index, StreamId s) { return s == 0 && index >= 0; }
+  // A stream made outside tensorc (a cudaStream_t), accepted from now on.
+  virtual void adopt_stream(int index, StreamId s);
+  virtual StreamId current_stream(int /*index*/) { return 0; }
+  virtual void set_current_stream(int index, StreamId s);
+  virtual void synchronize_stream(int index, StreamId /*s*/) { synchronize(index); }
+  // True when all work queued on `s` is done.
+  virtual bool query_stream(int index, StreamId s);
+  virtual EventId create_event(int index, bool timing);
+  virtual void destroy_event(int /*index*/, EventId /*e*/) noexcept {}
+  virtual void record_event(int index, EventId e, StreamId s);
+  virtual bool query_event(int index, EventId e);
+  virtual void synchronize_event(int index, EventId e);
+  // Later work on `s` waits until `e` has happened.
+  virtual void stream_wait_event(int index, StreamId s, EventId e);
+  // Milliseconds from `start` to `end`, both recorded with timing.
+  virtual double event_elapsed_ms(int index, EventId start, EventId end);
+  // The memory of `data` is in use by work on `s` too: it is not reused
+  // before that work is done (Tensor.record_stream). Default: nothing to do.
+  virtual void record_stream(const DataPtr& /*data*/, int /*index*/, StreamId /*s*/) {}
 };
 
 // The hooks of device type `t`, loading its library on first use. Throws

@@ -31,6 +31,7 @@ class StorageImpl : public RefCounted {
   StorageImpl(DataPtr data, size_t nbytes);
 
   void* data() const { return data_.data; }
+  const DataPtr& data_ptr() const { return data_; }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return data_.device; }
   bool resizable() const { return allocator_ != nullptr; }

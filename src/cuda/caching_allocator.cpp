@@ -453,9 +453,9 @@ Device CachingDeviceAllocator::device() const {
 }
 
 void CachingDeviceAllocator::record_stream(const DataPtr& data, StreamHandle stream) {
-  if (!data.data) return;
-  TC_CHECK_ARG(data.deleter == &CachingDeviceAllocator::release,
-               "record_stream: the memory was not allocated by the CUDA caching allocator");
+  // Memory tensorc does not manage (from_blob, DLPack) is its owner's to
+  // keep alive: nothing to record, as in PyTorch.
+  if (!data.data || data.deleter != &CachingDeviceAllocator::release) return;
   static_cast<DeviceCachingAllocator*>(data.ctx)->record_stream(data.data, stream);
 }
 

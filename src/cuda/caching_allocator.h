@@ -131,7 +131,7 @@ class CachingDeviceAllocator final : public Allocator {
   DataPtr allocate(size_t nbytes) override;
   Device device() const override;  // the current device
   DataPtr allocate_on(int device, size_t nbytes, StreamHandle stream);
-  // The DataPtr must come from this allocator.
+  // Memory from elsewhere (from_blob, DLPack) is left alone.
   void record_stream(const DataPtr& data, StreamHandle stream);
   void empty_cache();  // every device
 

@@ -181,6 +181,18 @@ struct DriverApi {
   int (*event_destroy)(Event event);
   int (*device_synchronize)();
   int (*stream_synchronize)(Stream stream);
+  // Streams and events behind tc_stream_* / tc_event_*. A created stream is
+  // non-blocking (no implicit order with the legacy default stream, as
+  // PyTorch's pool streams); priority: lower is higher, within
+  // stream_priority_range's [greatest, least].
+  int (*stream_create)(Stream* stream, int priority);
+  int (*stream_query)(Stream stream);  // 0 done, kErrorNotReady pending
+  int (*stream_wait_event)(Stream stream, Event event);
+  int (*stream_priority_range)(int* least, int* greatest);
+  int (*event_create)(Event* event, bool timing);
+  int (*event_record_on)(Event event, Stream stream);  // records an event made by event_create
+  int (*event_synchronize)(Event event);
+  int (*event_elapsed_ms)(float* ms, Event start, Event end);
   int (*memcpy_async)(void* dst, const void* src, size_t n, Stream stream);  // any direction (UVA)
   int (*memcpy_peer_async)(void* dst, int dst_device, const void* src, int src_device, size_t n, Stream stream);
   // Every element of operand 0 set to the elem_size-byte pattern `bits`.

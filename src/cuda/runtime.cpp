@@ -12,7 +12,9 @@
 
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "core/allocator.h"
@@ -132,10 +134,79 @@ class Hooks final : public DeviceHooks {
   int64_t memory_stat(int index, MemoryStat which) override;
   void reset_peak_memory_stats(int index) override;
   void empty_cache() override;
+
+  StreamId create_stream(int index, int priority) override;
+  bool is_stream(int index, StreamId s) override;
+  void adopt_stream(int index, StreamId s) override;
+  StreamId current_stream(int index) override { return cuda::current_stream(index); }
+  void set_current_stream(int index, StreamId s) override;
+  void synchronize_stream(int index, StreamId s) override {
+    DeviceGuard g(index);
+    check(g_driver->stream_synchronize(s), "stream synchronize", "cudaStreamSynchronize");
+  }
+  bool query_stream(int index, StreamId s) override {
+    DeviceGuard g(index);
+    return done(g_driver->stream_query(s), "stream query", "cudaStreamQuery");
+  }
+  EventId create_event(int index, bool timing) override {
+    DeviceGuard g(index);
+    Event e = 0;
+    check(g_driver->event_create(&e, timing), "event", "cudaEventCreateWithFlags");
+    return e;
+  }
+  void destroy_event(int index, EventId e) noexcept override {
+    int now = -1;
+    if (g_driver->get_device(&now) != 0) return;
+    if (now != index) g_driver->set_device(index);
+    g_driver->event_destroy(e);
+    if (now != index) g_driver->set_device(now);
+  }
+  void record_event(int index, EventId e, StreamId s) override {
+    DeviceGuard g(index);
+    check(g_driver->event_record_on(e, s), "event record", "cudaEventRecord");
+  }
+  bool query_event(int index, EventId e) override {
+    DeviceGuard g(index);
+    return done(g_driver->event_query(e), "event query", "cudaEventQuery");
+  }
+  void synchronize_event(int index, EventId e) override {
+    DeviceGuard g(index);
+    check(g_driver->event_synchronize(e), "event synchronize", "cudaEventSynchronize");
+  }
+  void stream_wait_event(int index, StreamId s, EventId e) override {
+    DeviceGuard g(index);
+    check(g_driver->stream_wait_event(s, e), "stream wait_event", "cudaStreamWaitEvent");
+  }
+  double event_elapsed_ms(int index, EventId start, EventId end) override {
+    DeviceGuard g(index);
+    float ms = 0;
+    check(g_driver->event_elapsed_ms(&ms, start, end), "event elapsed_time", "cudaEventElapsedTime");
+    return ms;
+  }
+  void record_stream(const DataPtr& data, int index, StreamId s) override;
+
+ private:
+  static bool done(int err, const char* what, const char* call) {
+    if (err == kErrorNotReady) return false;
+    check(err, what, call);
+    return true;
+  }
+};
+
+// Each device's streams, as PyTorch's pool: created on first use, handed out
+// round robin, never destroyed (so a tc_stream stays valid for the process
+// and needs no release), plus the streams adopted from outside.
+constexpr int kPoolSize = 32;
+struct DeviceStreams {
+  std::mutex mu;
+  Stream normal[kPoolSize] = {}, high[kPoolSize] = {};
+  unsigned next_normal = 0, next_high = 0;
+  std::unordered_set<Stream> known;
 };
 
 struct Runtime {
   int devices = 0;
+  std::unique_ptr<DeviceStreams[]> streams;
   std::vector<std::unique_ptr<DeviceMemory>> memory;
   std::unique_ptr<CachingDeviceAllocator> allocator;
   Hooks hooks;
@@ -164,6 +235,49 @@ int64_t Hooks::memory_stat(int index, MemoryStat which) {
 void Hooks::reset_peak_memory_stats(int index) { runtime().allocator->device_allocator(index).reset_peak_stats(); }
 void Hooks::empty_cache() { runtime().allocator->empty_cache(); }
 
+// The calling thread's current stream per device (0 beyond the vector's end).
+thread_local std::vector<Stream> t_current_streams;
+
+StreamId Hooks::create_stream(int index, int priority) {
+  TC_CHECK_ARG(priority <= 0, "stream: argument 'priority' expected 0 (normal) or below 0 (higher), got ", priority);
+  DeviceStreams& d = runtime().streams[size_t(index)];
+  std::lock_guard<std::mutex> lock(d.mu);
+  const bool high = priority < 0;
+  Stream& slot = high ? d.high[d.next_high++ % kPoolSize] : d.normal[d.next_normal++ % kPoolSize];
+  if (slot == 0) {
+    DeviceGuard g(index);
+    int least = 0, greatest = 0;
+    check(g_driver->stream_priority_range(&least, &greatest), "stream", "cudaDeviceGetStreamPriorityRange");
+    Stream s = 0;
+    check(g_driver->stream_create(&s, high ? greatest : least), "stream", "cudaStreamCreateWithPriority");
+    slot = s;
+    d.known.insert(s);
+  }
+  return slot;
+}
+
+bool Hooks::is_stream(int index, StreamId s) {
+  if (index < 0 || index >= runtime().devices) return false;
+  if (s == 0) return true;
+  DeviceStreams& d = runtime().streams[size_t(index)];
+  std::lock_guard<std::mutex> lock(d.mu);
+  return d.known.count(s) != 0;
+}
+
+void Hooks::adopt_stream(int index, StreamId s) {
+  DeviceStreams& d = runtime().streams[size_t(index)];
+  std::lock_guard<std::mutex> lock(d.mu);
+  d.known.insert(s);
+}
+
+void Hooks::set_current_stream(int index, StreamId s) {
+  TC_CHECK_ARG(is_stream(index, s), "set_current_stream: ", s, " is not a stream of cuda:", index);
+  if (t_current_streams.size() <= size_t(index)) t_current_streams.resize(size_t(index) + 1, 0);
+  t_current_streams[size_t(index)] = s;
+}
+
+void Hooks::record_stream(const DataPtr& data, int, StreamId s) { runtime().allocator->record_stream(data, s); }
+
 int current_device_fn() { return current_device(); }
 StreamHandle current_stream_fn(int device) { return current_stream(device); }
 
@@ -173,6 +287,7 @@ bool load(std::string* why) {
   try {
     Runtime& r = runtime();
     check(g_driver->device_count(&r.devices), "CUDA backend", "cudaGetDeviceCount");
+    r.streams = std::make_unique<DeviceStreams[]>(size_t(r.devices));
     std::vector<DeviceMemoryApi*> apis;
     for (int i = 0; i < r.devices; ++i) {
       r.memory.push_back(std::make_unique<DeviceMemory>(i));
@@ -226,7 +341,9 @@ int resolve_device(int index, const char* what) {
   return index;
 }
 
-Stream current_stream(int) { return 0; }
+Stream current_stream(int device) {
+  return size_t(device) < t_current_streams.size() ? t_current_streams[size_t(device)] : 0;
+}
 
 Tensor empty_on(IntArrayRef sizes, ScalarType dtype, Device device) {
   tc::DeviceGuard guard(device);  // core's: the CUDA allocator takes the current device; nothing for the CPU

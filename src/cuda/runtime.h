@@ -21,8 +21,8 @@ int current_device();
 // `index` with -1 resolved to the current device; Error(Device) naming `what`
 // when out of range.
 int resolve_device(int index, const char* what);
-// The stream kernels of the calling thread run on for `device` (the legacy
-// default stream until streams are exposed).
+// The stream the calling thread's kernels run on for `device`: the legacy
+// default stream (0) until tc_stream_set_current picks another.
 Stream current_stream(int device);
 
 // A fresh contiguous tensor on `device` (a CUDA device, made current for the

@@ -5,7 +5,7 @@
  * families, add/sub/mul/div) against the CPU on the same inputs: dense,
  * transposed, broadcast, with a 0-dim CPU operand and a number, in place and
  * into an out= of another dtype; mixing devices is an error naming both; the
- * caching allocator's statistics and empty_cache. Without a usable device it prints why and
+ * caching allocator's statistics and empty_cache; streams and events. Without a usable device it prints why and
  * exits 77, which ctest reports as skipped (never as passed). */
 #include <math.h>
 #include <stdlib.h>
@@ -632,6 +632,69 @@ static void check_memory_stats(void) {
   CHECK(reserved_after < reserved);
 }
 
+/* Streams and events: work queued on a stream of the pool, ordered after
+ * another stream's through an event, timed, and the default stream back. */
+static void check_streams(void) {
+  const tc_device cuda = tc_device_cuda(0);
+  tc_stream producer, consumer, current, def;
+  CHECK_OK(tc_stream_default(&def, cuda));
+  CHECK(def.id == 0 && def.device.index == 0);
+  CHECK_OK(tc_stream_create(&producer, cuda, 0));
+  CHECK_OK(tc_stream_create(&consumer, tc_device_cuda(-1), -1));
+  CHECK(producer.id != 0 && consumer.id != 0 && producer.id != consumer.id);
+  CHECK_FAILS_WITH(tc_stream_create(&current, cuda, 1), TC_ERROR_INVALID_ARGUMENT, "'priority'");
+  tc_event produced = NULL, start = NULL, end = NULL;
+  CHECK_OK(tc_event_create(&produced, false));
+  CHECK_OK(tc_event_create(&start, true));
+  CHECK_OK(tc_event_create(&end, true));
+
+  const int64_t size[1] = {1 << 22};
+  const tc_dtype f32 = TC_FLOAT32;
+  tc_tensor x = NULL, y = NULL;
+  CHECK_OK(tc_stream_set_current(producer));
+  CHECK_OK(tc_stream_current(&current, cuda));
+  CHECK(current.id == producer.id);
+  CHECK_OK(tc_event_record(start, producer));
+  CHECK_OK(tc_ones(&x, size, 1, &f32, &cuda));
+  tc_scalar two;
+  two.tag = TC_SCALAR_FLOAT;
+  two.u.f = 2.0;
+  CHECK_OK(tc_mul_inplace_Scalar(x, two));
+  CHECK_OK(tc_event_record(produced, producer));
+  CHECK_OK(tc_event_record(end, producer));
+
+  CHECK_OK(tc_stream_set_current(consumer));
+  CHECK_OK(tc_stream_wait_event(consumer, produced));
+  CHECK_OK(tc_tensor_record_stream(x, consumer));
+  CHECK_OK(tc_add_Tensor(&y, x, x, NULL)); /* on the consumer stream, after the producer's work */
+  CHECK_OK(tc_stream_synchronize(consumer));
+  bool done = false;
+  CHECK_OK(tc_stream_query(&done, consumer));
+  CHECK(done);
+  CHECK_OK(tc_event_synchronize(end));
+  CHECK_OK(tc_event_query(&done, end));
+  CHECK(done);
+  double ms = -1;
+  CHECK_OK(tc_event_elapsed_time(&ms, start, end));
+  CHECK(ms >= 0);
+  CHECK_FAILS_WITH(tc_event_elapsed_time(&ms, produced, end), TC_ERROR_INVALID_ARGUMENT, "enable_timing");
+
+  CHECK_OK(tc_stream_set_current(def));
+  float v[4] = {0};
+  tc_tensor head = NULL;
+  CHECK_OK(tc_narrow(&head, y, 0, 0, 4));
+  read_floats(v, 4, head);
+  CHECK(v[0] == 4.0f && v[3] == 4.0f);
+  tc_tensor_release(head);
+  tc_tensor_release(y);
+  tc_tensor_release(x);
+  tc_event_release(produced);
+  tc_event_release(start);
+  tc_event_release(end);
+  CHECK_OK(tc_stream_current(&current, cuda));
+  CHECK(current.id == 0);
+}
+
 static void check_bad_device_index(int count) {
   const int64_t size[1] = {3};
   tc_tensor t = NULL;
@@ -659,6 +722,7 @@ int main(void) {
   check_reductions();
   check_nn_ops();
   check_memory_stats();
+  check_streams();
   check_bad_device_index(count);
   CHECK_OK(tc_device_synchronize(tc_device_cuda(-1)));
   return check_summary();

@@ -63,6 +63,20 @@ static void check_runtime_bad_input(void) {
   CHECK(tf32);
   CHECK_OK(tc_cuda_matmul_set_allow_tf32(false));
   CHECK_FAILS_WITH(tc_cuda_matmul_allow_tf32(NULL), TC_ERROR_INVALID_ARGUMENT, "'out'");
+
+  /* The CPU's streams: only the default one, on which everything is done. */
+  tc_stream cpu_stream;
+  CHECK_OK(tc_stream_current(&cpu_stream, tc_device_cpu()));
+  CHECK(cpu_stream.device.type == TC_DEVICE_CPU && cpu_stream.id == 0);
+  CHECK_OK(tc_stream_synchronize(cpu_stream));
+  CHECK_FAILS_WITH(tc_stream_create(&cpu_stream, tc_device_cpu(), 0), TC_ERROR_NOT_IMPLEMENTED, "CPU");
+  CHECK_FAILS_WITH(tc_stream_current(NULL, tc_device_cpu()), TC_ERROR_INVALID_ARGUMENT, "'out'");
+  const tc_device unknown = {99, 0};
+  CHECK_FAILS_WITH(tc_stream_default(&cpu_stream, unknown), TC_ERROR_DEVICE, "'device'");
+  CHECK_FAILS_WITH(tc_event_create(NULL, false), TC_ERROR_INVALID_ARGUMENT, "'out'");
+  CHECK_FAILS_WITH(tc_event_synchronize(NULL), TC_ERROR_INVALID_ARGUMENT, "'event'");
+  double ms = 0;
+  CHECK_FAILS_WITH(tc_event_elapsed_time(&ms, NULL, NULL), TC_ERROR_INVALID_ARGUMENT, "'start'");
 }
 
 /* Every way into CUDA fails with the same reason, and keeps failing. */
@@ -83,6 +97,23 @@ static void check_cuda_unavailable(const char* reason_needle) {
   CHECK(stat == -1);
   CHECK_FAILS_WITH(tc_device_reset_peak_memory_stats(tc_device_cuda(-1)), TC_ERROR_DEVICE, reason_needle);
   CHECK_FAILS_WITH(tc_device_empty_cache(TC_DEVICE_CUDA), TC_ERROR_DEVICE, reason_needle);
+  tc_stream stream;
+  stream.id = 42;
+  CHECK_FAILS_WITH(tc_stream_create(&stream, tc_device_cuda(0), 0), TC_ERROR_DEVICE, reason_needle);
+  CHECK(stream.id == 42);
+  CHECK_FAILS_WITH(tc_stream_current(&stream, tc_device_cuda(-1)), TC_ERROR_DEVICE, reason_needle);
+  CHECK_FAILS_WITH(tc_stream_default(&stream, tc_device_cuda(0)), TC_ERROR_DEVICE, reason_needle);
+  stream.device = tc_device_cuda(0);
+  stream.id = 0;
+  CHECK_FAILS_WITH(tc_stream_synchronize(stream), TC_ERROR_DEVICE, reason_needle);
+  CHECK_FAILS_WITH(tc_stream_set_current(stream), TC_ERROR_DEVICE, reason_needle);
+  tc_event event = NULL;
+  CHECK_OK(tc_event_create(&event, true)); /* an event needs no device until it is recorded */
+  CHECK_FAILS_WITH(tc_event_record(event, stream), TC_ERROR_DEVICE, reason_needle);
+  bool done = false;
+  CHECK_OK(tc_event_query(&done, event));
+  CHECK(done);
+  tc_event_release(event);
 
   const int64_t size[2] = {2, 3};
   const tc_device cuda = tc_device_cuda(0), any_cuda = tc_device_cuda(-1);

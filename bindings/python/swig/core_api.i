@@ -386,6 +386,103 @@ static PyObject* cuda_matmul_allow_tf32(void) {
   return st == TC_OK ? PyBool_FromLong(on) : tcpy_check(st);
 }
 static PyObject* cuda_matmul_set_allow_tf32(bool allow) { return tcpy_check(tc_cuda_matmul_set_allow_tf32(allow)); }
+/* Streams travel as (device_type, index, id) tuples; events as capsules that
+ * release their tc_event. */
+static PyObject* tcpy_stream_tuple(tc_status st, const tc_stream* s) {
+  if (st != TC_OK) return tcpy_check(st);
+  return Py_BuildValue("(iiK)", (int)s->device.type, (int)s->device.index, (unsigned long long)s->id);
+}
+static tc_stream tcpy_stream(int device_type, int index, unsigned long long id) {
+  tc_stream s;
+  s.device.type = device_type;
+  s.device.index = index;
+  s.id = (uint64_t)id;
+  return s;
+}
+static PyObject* stream_create(int device_type, int index, int priority) {
+  tc_stream s;
+  tc_device d;
+  d.type = device_type;
+  d.index = index;
+  return tcpy_stream_tuple(tc_stream_create(&s, d, priority), &s);
+}
+static PyObject* stream_default(int device_type, int index) {
+  tc_stream s;
+  tc_device d;
+  d.type = device_type;
+  d.index = index;
+  return tcpy_stream_tuple(tc_stream_default(&s, d), &s);
+}
+static PyObject* stream_current(int device_type, int index) {
+  tc_stream s;
+  tc_device d;
+  d.type = device_type;
+  d.index = index;
+  return tcpy_stream_tuple(tc_stream_current(&s, d), &s);
+}
+static PyObject* stream_from_external(int device_type, int index, unsigned long long handle) {
+  tc_stream s;
+  tc_device d;
+  d.type = device_type;
+  d.index = index;
+  return tcpy_stream_tuple(tc_stream_from_external(&s, d, (uint64_t)handle), &s);
+}
+static PyObject* stream_set_current(int device_type, int index, unsigned long long id) {
+  return tcpy_check(tc_stream_set_current(tcpy_stream(device_type, index, id)));
+}
+static PyObject* stream_synchronize(int device_type, int index, unsigned long long id) {
+  tc_status st;
+  Py_BEGIN_ALLOW_THREADS st = tc_stream_synchronize(tcpy_stream(device_type, index, id));
+  Py_END_ALLOW_THREADS return tcpy_check(st);
+}
+static PyObject* stream_query(int device_type, int index, unsigned long long id) {
+  bool done = false;
+  tc_status st = tc_stream_query(&done, tcpy_stream(device_type, index, id));
+  return st == TC_OK ? PyBool_FromLong(done) : tcpy_check(st);
+}
+static tc_event tcpy_event(PyObject* cap) { return (tc_event)PyCapsule_GetPointer(cap, "tensorc.event"); }
+static void tcpy_event_free(PyObject* cap) { tc_event_release(tcpy_event(cap)); }
+static PyObject* event_create(bool enable_timing) {
+  tc_event e = NULL;
+  tc_status st = tc_event_create(&e, enable_timing);
+  if (st != TC_OK) return tcpy_check(st);
+  PyObject* cap = PyCapsule_New(e, "tensorc.event", tcpy_event_free);
+  if (!cap) tc_event_release(e);
+  return cap;
+}
+static PyObject* event_record(PyObject* cap, int device_type, int index, unsigned long long id) {
+  tc_event e = tcpy_event(cap);
+  return e ? tcpy_check(tc_event_record(e, tcpy_stream(device_type, index, id))) : NULL;
+}
+static PyObject* stream_wait_event(int device_type, int index, unsigned long long id, PyObject* cap) {
+  tc_event e = tcpy_event(cap);
+  return e ? tcpy_check(tc_stream_wait_event(tcpy_stream(device_type, index, id), e)) : NULL;
+}
+static PyObject* event_query(PyObject* cap) {
+  tc_event e = tcpy_event(cap);
+  if (!e) return NULL;
+  bool done = false;
+  tc_status st = tc_event_query(&done, e);
+  return st == TC_OK ? PyBool_FromLong(done) : tcpy_check(st);
+}
+static PyObject* event_synchronize(PyObject* cap) {
+  tc_event e = tcpy_event(cap);
+  if (!e) return NULL;
+  tc_status st;
+  Py_BEGIN_ALLOW_THREADS st = tc_event_synchronize(e);
+  Py_END_ALLOW_THREADS return tcpy_check(st);
+}
+static PyObject* event_elapsed_time(PyObject* start, PyObject* end) {
+  tc_event a = tcpy_event(start), b = a ? tcpy_event(end) : NULL;
+  if (!a || !b) return NULL;
+  double ms = 0;
+  tc_status st = tc_event_elapsed_time(&ms, a, b);
+  return st == TC_OK ? PyFloat_FromDouble(ms) : tcpy_check(st);
+}
+static PyObject* tensor_record_stream(PyObject* self, int device_type, int index, unsigned long long id) {
+  tc_tensor t = tcpy_handle(self, "Tensor.record_stream");
+  return t ? tcpy_check(tc_tensor_record_stream(t, tcpy_stream(device_type, index, id))) : NULL;
+}
 %}
 
 /* What SWIG wraps from above (GIL kept: they handle Python objects). */
@@ -429,6 +526,20 @@ PyObject* device_reset_peak_memory_stats(int device_type, int index);
 PyObject* device_empty_cache(int device_type);
 PyObject* cuda_matmul_allow_tf32(void);
 PyObject* cuda_matmul_set_allow_tf32(bool allow);
+PyObject* stream_create(int device_type, int index, int priority);
+PyObject* stream_default(int device_type, int index);
+PyObject* stream_current(int device_type, int index);
+PyObject* stream_from_external(int device_type, int index, unsigned long long handle);
+PyObject* stream_set_current(int device_type, int index, unsigned long long id);
+PyObject* stream_synchronize(int device_type, int index, unsigned long long id);
+PyObject* stream_query(int device_type, int index, unsigned long long id);
+PyObject* stream_wait_event(int device_type, int index, unsigned long long id, PyObject* cap);
+PyObject* event_create(bool enable_timing);
+PyObject* event_record(PyObject* cap, int device_type, int index, unsigned long long id);
+PyObject* event_query(PyObject* cap);
+PyObject* event_synchronize(PyObject* cap);
+PyObject* event_elapsed_time(PyObject* start, PyObject* end);
+PyObject* tensor_record_stream(PyObject* self, int device_type, int index, unsigned long long id);
 PyObject* tensor_dtype(PyObject* self);
 PyObject* tensor_dim(PyObject* self);
 PyObject* tensor_numel(PyObject* self);

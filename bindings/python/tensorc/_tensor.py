@@ -277,6 +277,11 @@ class Tensor(_C.TensorBase):
     def cpu(self):
         return self.to("cpu")
 
+    def record_stream(self, stream):
+        """Marks this tensor's memory as used by `stream` (a tensorc.cuda.Stream): once freed,
+        it is reused only after the work queued on `stream` so far is done."""
+        _C.tensor_record_stream(self, *stream._c)
+
     def cuda(self, device=None):
         return self.to(_device_cls("cuda", device) if isinstance(device, int) else (device or "cuda"))
 

@@ -90,3 +90,140 @@ def reset_peak_memory_stats(device=None):
 def empty_cache():
     """Returns cached memory no tensor uses to the device (every device)."""
     _C.device_empty_cache(_CUDA)
+
+
+# ---- streams and events (torch.cuda.Stream / Event) ------------------------------
+
+
+def _stream_of(c_stream):
+    s = Stream.__new__(Stream)
+    s._c = c_stream
+    return s
+
+
+class Stream:
+    """A CUDA stream from tensorc's pool (``priority`` 0 normal, below 0 higher).
+
+    Streams live as long as the process; work queued on one is not ordered
+    with the default stream's: order it with ``wait_stream`` or events.
+    """
+
+    def __init__(self, device=None, priority=0):
+        self._c = _C.stream_create(_CUDA, _index(device), int(priority))
+
+    @property
+    def device(self):
+        from ._device import device as _device_cls
+        return _device_cls("cuda", self._c[1])
+
+    @property
+    def cuda_stream(self):
+        """The cudaStream_t as an int (0: the legacy default stream)."""
+        return self._c[2]
+
+    def query(self):
+        """True when all work queued on this stream is done."""
+        return _C.stream_query(*self._c)
+
+    def synchronize(self):
+        """Waits until all work queued on this stream is done."""
+        _C.stream_synchronize(*self._c)
+
+    def wait_event(self, event):
+        """Work queued here from now on waits until `event` has happened."""
+        _C.stream_wait_event(*self._c, event._cap)
+
+    def wait_stream(self, stream):
+        """Work queued here from now on waits for the work queued on `stream` so far."""
+        self.wait_event(stream.record_event())
+
+    def record_event(self, event=None):
+        """Records `event` (a new one when None) on this stream and returns it."""
+        event = Event() if event is None else event
+        event.record(self)
+        return event
+
+    def __eq__(self, other):
+        return isinstance(other, Stream) and self._c == other._c
+
+    def __hash__(self):
+        return hash(self._c)
+
+    def __repr__(self):
+        return f"<tensorc.cuda.Stream device=cuda:{self._c[1]} cuda_stream={self._c[2]:#x}>"
+
+
+class ExternalStream(Stream):
+    """A stream made outside tensorc (a cudaStream_t as an int); the caller keeps it alive."""
+
+    def __init__(self, stream_ptr, device=None):
+        self._c = _C.stream_from_external(_CUDA, _index(device), int(stream_ptr))
+
+
+class Event:
+    """A CUDA event: a point in a stream's work to wait for, query or time."""
+
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+        if interprocess:
+            raise NotImplementedError("tensorc.cuda.Event: interprocess events are not supported")
+        self._cap = _C.event_create(bool(enable_timing))
+
+    def record(self, stream=None):
+        """Records the event at the current end of `stream`'s work (default: the current stream)."""
+        stream = current_stream() if stream is None else stream
+        _C.event_record(self._cap, *stream._c)
+
+    def wait(self, stream=None):
+        """Work queued on `stream` (default: the current one) from now on waits for this event."""
+        (current_stream() if stream is None else stream).wait_event(self)
+
+    def query(self):
+        """True when the work before the last record is done (True if never recorded)."""
+        return _C.event_query(self._cap)
+
+    def synchronize(self):
+        """Waits until the work before the last record is done."""
+        _C.event_synchronize(self._cap)
+
+    def elapsed_time(self, end_event):
+        """Milliseconds from this event to `end_event` (both made with enable_timing=True)."""
+        return _C.event_elapsed_time(self._cap, end_event._cap)
+
+
+def current_stream(device=None):
+    """The calling thread's current stream for `device` (default: the current device)."""
+    return _stream_of(_C.stream_current(_CUDA, _index(device)))
+
+
+def default_stream(device=None):
+    """The legacy default stream of `device`."""
+    return _stream_of(_C.stream_default(_CUDA, _index(device)))
+
+
+def set_stream(stream):
+    """Makes `stream` the calling thread's current stream for its device."""
+    if stream is not None:
+        _C.stream_set_current(*stream._c)
+
+
+class StreamContext:
+    """``with tensorc.cuda.stream(s):`` runs the block's work on `s` (None: no change)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self._saved = []
+
+    def __enter__(self):
+        if self.stream is not None:
+            self._saved.append(current_stream(self.stream.device.index))
+            set_stream(self.stream)
+        return self.stream
+
+    def __exit__(self, *exc):
+        if self.stream is not None:
+            set_stream(self._saved.pop())
+        return False
+
+
+def stream(stream):
+    return StreamContext(stream)

@@ -113,6 +113,42 @@ def test_cuda_module_answers():
                 stat()
 
 
+def test_cuda_streams_and_events():
+    if not tensorc.cuda.is_available():
+        # Without a device: every stream call raises the backend's reason;
+        # an event needs no device until it is recorded.
+        for make in (tensorc.cuda.Stream, tensorc.cuda.current_stream, tensorc.cuda.default_stream):
+            with pytest.raises(RuntimeError, match="not available"):
+                make()
+        event = tensorc.cuda.Event(enable_timing=True)
+        assert event.query() is True
+        event.synchronize()
+        with pytest.raises(ValueError, match="never recorded"):
+            event.elapsed_time(tensorc.cuda.Event(enable_timing=True))
+        with pytest.raises(NotImplementedError):
+            tensorc.cuda.Event(interprocess=True)
+        return
+    side = tensorc.cuda.Stream()
+    assert side != tensorc.cuda.default_stream() and side.device == tensorc.device("cuda", 0)
+    start, end = tensorc.cuda.Event(enable_timing=True), tensorc.cuda.Event(enable_timing=True)
+    x = tensorc.ones(1 << 20, device="cuda")
+    side.wait_stream(tensorc.cuda.current_stream())
+    with tensorc.cuda.stream(side):
+        assert tensorc.cuda.current_stream() == side
+        start.record()
+        y = x * 3
+        end.record()
+    x.record_stream(side)
+    assert tensorc.cuda.current_stream() == tensorc.cuda.default_stream()
+    tensorc.cuda.current_stream().wait_stream(side)
+    end.synchronize()
+    assert end.query() and side.query()
+    assert end.elapsed_time(end) == 0.0 and start.elapsed_time(end) >= 0.0
+    assert y[:3].cpu().tolist() == [3.0, 3.0, 3.0]
+    with pytest.raises(ValueError, match="priority"):
+        tensorc.cuda.Stream(priority=1)
+
+
 def test_backends_cuda_matmul_allow_tf32_is_a_setting():
     # torch.backends.cuda.matmul.allow_tf32: off by default, settable without a GPU
     assert tensorc.backends.cuda.matmul.allow_tf32 is False

@@ -3,11 +3,16 @@
 // calling thread for its current device. Handles are made once per device
 // and thread and go back to a shared pool when the thread ends (cuBLAS
 // handles are costly to create and must not be shared by threads at once).
+// Each (handle, stream) pair has its own workspace, as in PyTorch: cuBLAS's
+// default workspace belongs to the handle, so GEMMs of one thread on two
+// streams would otherwise share it while both run.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda/driver/elementwise.h"
@@ -38,10 +43,34 @@ struct ThreadHandles {
 
 int status_code(cublasStatus_t s) { return s == CUBLAS_STATUS_SUCCESS ? 0 : kCublasErrorBase + int(s); }
 
-// The calling thread's handle for the current device, bound to `stream`.
-// cuBLAS's default workspace belongs to the handle: once tensorc has streams
-// besides the legacy default one, each (handle, stream) pair needs its own
-// (cublasSetWorkspace), or two streams' GEMMs could share it.
+// The workspace of (handle, stream): 32 MiB on Hopper and later, 8 MiB
+// before (PyTorch's defaults), made on first use and kept for the process
+// (handles and tensorc's streams are never destroyed either).
+int workspace_for(cublasHandle_t h, cudaStream_t stream, int dev, void** out, size_t* bytes) {
+  static std::mutex mu;
+  static auto* spaces = new std::map<std::pair<cublasHandle_t, cudaStream_t>, std::pair<void*, size_t>>;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = spaces->find({h, stream});
+  if (it == spaces->end()) {
+    int major = 0;
+    if (const cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev); e != cudaSuccess)
+      return int(e);
+    const size_t n = size_t(major >= 9 ? 32 : 8) << 20;
+    void* p = nullptr;
+    if (const cudaError_t e = cudaMalloc(&p, n); e != cudaSuccess) {
+      cudaGetLastError();  // an allocation failure is not sticky
+      return int(e);
+    }
+    it = spaces->emplace(std::make_pair(h, stream), std::make_pair(p, n)).first;
+  }
+  *out = it->second.first;
+  *bytes = it->second.second;
+  return 0;
+}
+
+// The calling thread's handle for the current device, bound to `stream` and
+// that pair's workspace (cublasSetStream resets the workspace, so both are
+// set on every call).
 int handle_for(cudaStream_t stream, cublasHandle_t* out) {
   thread_local ThreadHandles mine;
   int dev = 0;
@@ -62,7 +91,11 @@ int handle_for(cudaStream_t stream, cublasHandle_t* out) {
       }
   }
   *out = mine.h[dev];
-  return status_code(cublasSetStream(*out, stream));
+  if (const cublasStatus_t s = cublasSetStream(*out, stream); s != CUBLAS_STATUS_SUCCESS) return status_code(s);
+  void* space = nullptr;
+  size_t bytes = 0;
+  if (const int e = workspace_for(*out, stream, dev, &space, &bytes)) return e;
+  return status_code(cublasSetWorkspace(*out, space, bytes));
 }
 
 bool data_type(int dtype, cudaDataType* t) {

@@ -14,6 +14,7 @@ namespace tc::cuda {
 namespace {
 
 cudaStream_t stream_of(Stream s) { return reinterpret_cast<cudaStream_t>(s); }
+cudaEvent_t event_of(Event e) { return reinterpret_cast<cudaEvent_t>(e); }
 
 int device_count(int* n) { return int(cudaGetDeviceCount(n)); }
 int get_device(int* d) { return int(cudaGetDevice(d)); }
@@ -32,10 +33,30 @@ int event_record(Event* event, Stream stream) {
   *event = reinterpret_cast<Event>(ev);
   return int(e);
 }
-int event_query(Event event) { return int(cudaEventQuery(reinterpret_cast<cudaEvent_t>(event))); }
-int event_destroy(Event event) { return int(cudaEventDestroy(reinterpret_cast<cudaEvent_t>(event))); }
+int event_query(Event event) { return int(cudaEventQuery(event_of(event))); }
+int event_destroy(Event event) { return int(cudaEventDestroy(event_of(event))); }
 int device_synchronize() { return int(cudaDeviceSynchronize()); }
 int stream_synchronize(Stream s) { return int(cudaStreamSynchronize(stream_of(s))); }
+int stream_create(Stream* stream, int priority) {
+  cudaStream_t s = nullptr;
+  const cudaError_t e = cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority);
+  *stream = reinterpret_cast<Stream>(s);
+  return int(e);
+}
+int stream_query(Stream s) { return int(cudaStreamQuery(stream_of(s))); }
+int stream_wait_event(Stream s, Event ev) { return int(cudaStreamWaitEvent(stream_of(s), event_of(ev), 0)); }
+int stream_priority_range(int* least, int* greatest) { return int(cudaDeviceGetStreamPriorityRange(least, greatest)); }
+int event_create(Event* event, bool timing) {
+  cudaEvent_t ev = nullptr;
+  const cudaError_t e = cudaEventCreateWithFlags(&ev, timing ? cudaEventDefault : cudaEventDisableTiming);
+  *event = reinterpret_cast<Event>(ev);
+  return int(e);
+}
+int event_record_on(Event ev, Stream s) { return int(cudaEventRecord(event_of(ev), stream_of(s))); }
+int event_synchronize(Event ev) { return int(cudaEventSynchronize(event_of(ev))); }
+int event_elapsed_ms(float* ms, Event start, Event end) {
+  return int(cudaEventElapsedTime(ms, event_of(start), event_of(end)));
+}
 int memcpy_async(void* dst, const void* src, size_t n, Stream s) {
   return int(cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, stream_of(s)));
 }
@@ -50,13 +71,19 @@ const char* error_string(int code) {
   return text.c_str();
 }
 
-constexpr DriverApi kApi = {device_count,       get_device,    set_device,        device_malloc, device_free,
-                            mem_info,           event_record,  event_query,       event_destroy, device_synchronize,
-                            stream_synchronize, memcpy_async,  memcpy_peer_async, launch_fill,   launch_copy,
-                            launch_pointwise,   launch_gather, launch_reduce,     gemm,          error_string};
+constexpr DriverApi kApi = {device_count,       get_device,         set_device,
+                            device_malloc,      device_free,        mem_info,
+                            event_record,       event_query,        event_destroy,
+                            device_synchronize, stream_synchronize, stream_create,
+                            stream_query,       stream_wait_event,  stream_priority_range,
+                            event_create,       event_record_on,    event_synchronize,
+                            event_elapsed_ms,   memcpy_async,       memcpy_peer_async,
+                            launch_fill,        launch_copy,        launch_pointwise,
+                            launch_gather,      launch_reduce,      gemm,
+                            error_string};
 // One initializer per entry, in the table's order: a new entry must be added
 // above too (this count moves with it).
-static_assert(sizeof(DriverApi) == 20 * sizeof(void*), "kApi must list every DriverApi entry");
+static_assert(sizeof(DriverApi) == 28 * sizeof(void*), "kApi must list every DriverApi entry");
 
 // Why CUDA is unusable, from cudaGetDeviceCount's error.
 std::string driver_problem(cudaError_t err) {
