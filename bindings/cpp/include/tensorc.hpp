@@ -14,6 +14,7 @@
 //  - tensorc/operators.hpp indexing, operators
 //  - tensorc/creation.hpp  tensor(), from_data(), from_blob()
 //  - tensorc/autograd.hpp  grad mode guards, autograd::grad, custom functions, gradcheck
+//  - tensorc/device.hpp    device runtime, Stream, Event, DeviceGuard, StreamGuard
 #ifndef TENSORC_HPP
 #define TENSORC_HPP
 
@@ -27,5 +28,6 @@
 #include "tensorc/operators.hpp"
 #include "tensorc/creation.hpp"
 #include "tensorc/autograd.hpp"
+#include "tensorc/device.hpp"
 
 #endif  // TENSORC_HPP

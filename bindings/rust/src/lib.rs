@@ -33,10 +33,13 @@
 //! - [`autograd`]: `backward`, `grad()`, [`autograd::NoGradGuard`],
 //!   [`autograd::grad`], custom functions from closures
 //!   ([`autograd::Function`]), gradcheck.
+//! - [`device`]: the device runtime (count, current device, synchronize),
+//!   streams, events and [`device::StreamGuard`].
 //! - [`sys`]: the raw C ABI.
 #![allow(clippy::too_many_arguments, clippy::new_ret_no_self)]
 
 pub mod autograd;
+pub mod device;
 mod error;
 mod index;
 mod operators;

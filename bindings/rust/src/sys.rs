@@ -73,6 +73,21 @@ impl Default for tc_scalar {
     }
 }
 
+/// A stream: a device (index resolved) and the backend's handle, 0 being
+/// the default stream.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct tc_stream {
+    pub device: tc_device,
+    pub id: u64,
+}
+
+#[repr(C)]
+pub struct tc_event_s {
+    _private: [u8; 0],
+}
+pub type tc_event = *mut tc_event_s;
+
 #[repr(C)]
 pub struct tc_tensor_s {
     _private: [u8; 0],
@@ -311,6 +326,28 @@ extern "C" {
     pub fn tc_generator_seed(out: *mut u64, g: tc_generator) -> tc_status;
     pub fn tc_manual_seed(seed: u64) -> tc_status;
     pub fn tc_generator_default(out: *mut tc_generator) -> tc_status;
+    // devices
+    pub fn tc_device_check(device_type: i32) -> tc_status;
+    pub fn tc_device_count(out: *mut c_int, device_type: i32) -> tc_status;
+    pub fn tc_device_current(out: *mut c_int, device_type: i32) -> tc_status;
+    pub fn tc_device_set_current(device_type: i32, index: c_int) -> tc_status;
+    pub fn tc_device_synchronize(device: tc_device) -> tc_status;
+    // streams and events
+    pub fn tc_stream_create(out: *mut tc_stream, device: tc_device, priority: i32) -> tc_status;
+    pub fn tc_stream_default(out: *mut tc_stream, device: tc_device) -> tc_status;
+    pub fn tc_stream_current(out: *mut tc_stream, device: tc_device) -> tc_status;
+    pub fn tc_stream_set_current(stream: tc_stream) -> tc_status;
+    pub fn tc_stream_from_external(out: *mut tc_stream, device: tc_device, handle: u64) -> tc_status;
+    pub fn tc_stream_synchronize(stream: tc_stream) -> tc_status;
+    pub fn tc_stream_query(out: *mut bool, stream: tc_stream) -> tc_status;
+    pub fn tc_stream_wait_event(stream: tc_stream, event: tc_event) -> tc_status;
+    pub fn tc_event_create(out: *mut tc_event, enable_timing: bool) -> tc_status;
+    pub fn tc_event_release(event: tc_event);
+    pub fn tc_event_record(event: tc_event, stream: tc_stream) -> tc_status;
+    pub fn tc_event_query(out: *mut bool, event: tc_event) -> tc_status;
+    pub fn tc_event_synchronize(event: tc_event) -> tc_status;
+    pub fn tc_event_elapsed_time(out: *mut f64, start: tc_event, end: tc_event) -> tc_status;
+    pub fn tc_tensor_record_stream(t: tc_tensor, stream: tc_stream) -> tc_status;
     // threads
     pub fn tc_set_num_threads(n: c_int) -> tc_status;
     pub fn tc_get_num_threads(out: *mut c_int) -> tc_status;

@@ -99,7 +99,7 @@ impl Tensor {
 
     #[cold]
     #[inline(never)]
-    fn null_output() -> Error {
+    pub(crate) fn null_output() -> Error {
         Error::new(ErrorKind::Internal, "a tensorc call succeeded without writing its output tensor")
     }
 
