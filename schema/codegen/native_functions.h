@@ -40,7 +40,8 @@ inline constexpr const char* kBinaryAlphaDerived[] = {
     "{}.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
     "{}.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
     "{}_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)", nullptr};
-inline constexpr const char* kComparisonDerived[] = {
+// Binary families whose out= variants are named .Tensor_out and .Scalar_out.
+inline constexpr const char* kBinaryTensorOutDerived[] = {
     "{}_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
     "{}.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
     "{}.Scalar(Tensor self, Scalar other) -> Tensor",
@@ -68,7 +69,13 @@ inline constexpr Family kFamilies[] = {
     {"binary_sub", kAlphaParams, kBinaryAlphaSchema, kBinaryAlphaDerived},
     // out(bool) = f(self, other) compared in the promoted dtype; in place, self
     // keeps its dtype and gets 0 or 1 (eq, lt...)
-    {"comparison", "", kBinarySchema, kComparisonDerived},
+    {"comparison", "", kBinarySchema, kBinaryTensorOutDerived},
+    // out = f(self, other) in the promoted dtype; an integer zero divisor is
+    // refused before anything is written (fmod, remainder)
+    {"binary_modulo", "", kBinarySchema, kBinaryTensorOutDerived},
+    // out = f(self, other) for integral and bool operands, refused before
+    // planning otherwise (bitwise_and, bitwise_or, bitwise_xor)
+    {"bitwise", "", kBinarySchema, kBinaryTensorOutDerived},
 };
 
 // The row of kFamilies called `name`; nullptr if none.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "core/generator.h"
 
+#include "core/philox.h"
 #include "core/sanitize.h"
 
 namespace tc {
@@ -48,45 +49,13 @@ GeneratorImpl* generator_or_default(const Generator* gen) {
   return gen && gen->defined() ? gen->impl() : default_generator().impl();
 }
 
-namespace {
-// Round multipliers and Weyl key increments of Philox4x32 (Salmon et al., SC'11).
-constexpr uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u;
-constexpr uint32_t kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;
-
-inline void round(uint32_t c[4], const uint32_t k[2]) {
-  uint64_t p0 = uint64_t(kM0) * c[0], p1 = uint64_t(kM1) * c[2];
-  uint32_t hi0 = uint32_t(p0 >> 32), lo0 = uint32_t(p0);
-  uint32_t hi1 = uint32_t(p1 >> 32), lo1 = uint32_t(p1);
-  uint32_t n0 = hi1 ^ c[1] ^ k[0], n2 = hi0 ^ c[3] ^ k[1];
-  c[0] = n0;
-  c[1] = lo1;
-  c[2] = n2;
-  c[3] = lo0;
-}
-}  // namespace
-
 // The key schedule and the counters wrap modulo 2^32 / 2^64 by design.
 TC_NO_SANITIZE_INTEGER void Philox4x32::block(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]) {
-  uint32_t c[4] = {ctr[0], ctr[1], ctr[2], ctr[3]};
-  uint32_t k[2] = {key[0], key[1]};
-  for (int r = 0; r < 10; ++r) {
-    if (r) {
-      k[0] += kW0;
-      k[1] += kW1;
-    }
-    round(c, k);
-  }
-  out[0] = c[0];
-  out[1] = c[1];
-  out[2] = c[2];
-  out[3] = c[3];
+  for (int i = 0; i < 4; ++i) out[i] = ctr[i];
+  philox::block(out, key[0], key[1]);
 }
 
-void Philox4x32::generate(uint64_t counter, uint64_t key, uint32_t out[4]) {
-  const uint32_t c[4] = {uint32_t(counter), uint32_t(counter >> 32), 0, 0};
-  const uint32_t k[2] = {uint32_t(key), uint32_t(key >> 32)};
-  block(c, k, out);
-}
+void Philox4x32::generate(uint64_t counter, uint64_t key, uint32_t out[4]) { philox::generate(counter, key, out); }
 
 TC_NO_SANITIZE_INTEGER void Philox4x32::generate_blocks(uint64_t counter, uint64_t key, int64_t n, uint32_t* out) {
   // One block is a chain of 10 dependent multiplies; running kLanes
@@ -105,11 +74,11 @@ TC_NO_SANITIZE_INTEGER void Philox4x32::generate_blocks(uint64_t counter, uint64
     uint32_t k0 = uint32_t(key), k1 = uint32_t(key >> 32);
     for (int r = 0; r < 10; ++r) {
       if (r) {
-        k0 += kW0;
-        k1 += kW1;
+        k0 += philox::kW0;
+        k1 += philox::kW1;
       }
       for (int j = 0; j < kLanes; ++j) {
-        uint64_t p0 = uint64_t(kM0) * c0[j], p1 = uint64_t(kM1) * c2[j];
+        uint64_t p0 = uint64_t(philox::kM0) * c0[j], p1 = uint64_t(philox::kM1) * c2[j];
         uint32_t n0 = uint32_t(p1 >> 32) ^ c1[j] ^ k0, n2 = uint32_t(p0 >> 32) ^ c3[j] ^ k1;
         c1[j] = uint32_t(p1);
         c3[j] = uint32_t(p0);

@@ -188,12 +188,11 @@ void div_into(Tensor& out, TensorOrNumber a, TensorOrNumber b, Rounding r, Write
   });
 }
 
-// ---- fmod / remainder ----
+// ---- fmod / remainder (integer zero divisors: refused by the meta step) ----
 
 void fmod_kernel(TensorIter& it, const char* name) {
   const ScalarType dt = it.common_dtype();
   if (is_integral(dt, false)) {
-    check_no_int_zero_divisor(it, name);
     TC_DISPATCH_INTEGRAL_TYPES(
         dt, name, [&] { cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return fmod_int(a, b); }); });
     return;
@@ -207,7 +206,6 @@ void fmod_kernel(TensorIter& it, const char* name) {
 void remainder_kernel(TensorIter& it, const char* name) {
   const ScalarType dt = it.common_dtype();
   if (is_integral(dt, false)) {
-    check_no_int_zero_divisor(it, name);
     TC_DISPATCH_INTEGRAL_TYPES(
         dt, name, [&] { cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return remainder_int(a, b); }); });
     return;
@@ -389,19 +387,12 @@ Tensor pow_scalar_cpu(const Scalar& self, const Tensor& exponent) {
 Tensor atan2_cpu(const Tensor& self, const Tensor& other) {
   return binary_functional(self, other, "atan2", true, [](TensorIter& it) { atan2_kernel(it, "atan2"); });
 }
-Tensor fmod_cpu(const Tensor& self, const Tensor& other) {
-  return binary_functional(self, other, "fmod", false, [](TensorIter& it) { fmod_kernel(it, "fmod"); });
-}
-Tensor fmod_scalar_cpu(const Tensor& self, const Scalar& other) {
-  return binary_functional(self, other, "fmod", false, [](TensorIter& it) { fmod_kernel(it, "fmod"); });
-}
-Tensor remainder_cpu(const Tensor& self, const Tensor& other) {
-  return binary_functional(self, other, "remainder", false, [](TensorIter& it) { remainder_kernel(it, "remainder"); });
-}
-Tensor remainder_scalar_cpu(const Tensor& self, const Scalar& other) {
-  return binary_functional(self, other, "remainder", false, [](TensorIter& it) { remainder_kernel(it, "remainder"); });
-}
+// fmod and remainder are the binary_modulo family (the meta step refuses an
+// integer zero divisor); remainder(Scalar, Tensor) checks the same way.
+void fmod_loop_cpu(TensorIter& it) { fmod_kernel(it, it.op_name()); }
+void remainder_loop_cpu(TensorIter& it) { remainder_kernel(it, it.op_name()); }
 Tensor remainder_scalar_tensor_cpu(const Scalar& self, const Tensor& other) {
+  structured::check_no_int_zero_divisor(self, other, "remainder");
   return binary_functional(self, other, "remainder", false, [](TensorIter& it) { remainder_kernel(it, "remainder"); });
 }
 Tensor maximum_cpu(const Tensor& self, const Tensor& other) {

@@ -102,19 +102,26 @@ void check_bitwise_dtype(ScalarType dt, const char* name) {
 }
 
 template <Logic L>
-Tensor bitwise_op(TensorOrNumber a, TensorOrNumber b, const char* name) {
-  Tensor out;
-  TensorIter it(name);
-  cpu::setup_binary(it, out, a, b, cpu::Write::Functional);
-  it.build();
+void bitwise_loop(TensorIter& it) {
   const ScalarType dt = it.common_dtype();
-  check_bitwise_dtype(dt, name);
+  check_bitwise_dtype(dt, it.op_name());
   if (dt == ScalarType::Bool) {
     cpu_kernel(it, [](bool x, bool y) -> bool { return bitwise<L>(x, y); });
   } else {
     TC_DISPATCH_INTEGRAL_TYPES(
-        dt, name, [&] { cpu_kernel(it, [](scalar_t x, scalar_t y) -> scalar_t { return bitwise<L>(x, y); }); });
+        dt, it.op_name(), [&] { cpu_kernel(it, [](scalar_t x, scalar_t y) -> scalar_t { return bitwise<L>(x, y); }); });
   }
+}
+
+// bitwise_*(Scalar, Tensor): the family's check, plan and loop by hand.
+template <Logic L>
+Tensor bitwise_op(TensorOrNumber a, TensorOrNumber b, const char* name) {
+  structured::check_bitwise(a, b, name);
+  Tensor out;
+  TensorIter it(name);
+  cpu::setup_binary(it, out, a, b, cpu::Write::Functional);
+  it.build();
+  bitwise_loop<L>(it);
   return out;
 }
 
@@ -148,30 +155,15 @@ Tensor logical_not_cpu(const Tensor& self) {
   return out;
 }
 
-// ---- bitwise ----
-Tensor bitwise_and_cpu(const Tensor& self, const Tensor& other) {
-  return bitwise_op<Logic::And>(self, other, "bitwise_and");
-}
-Tensor bitwise_and_scalar_cpu(const Tensor& self, const Scalar& other) {
-  return bitwise_op<Logic::And>(self, other, "bitwise_and");
-}
+// ---- bitwise: the family's loops, and the (Scalar, Tensor) overloads ----
+void bitwise_and_loop_cpu(TensorIter& it) { bitwise_loop<Logic::And>(it); }
+void bitwise_or_loop_cpu(TensorIter& it) { bitwise_loop<Logic::Or>(it); }
+void bitwise_xor_loop_cpu(TensorIter& it) { bitwise_loop<Logic::Xor>(it); }
 Tensor bitwise_and_scalar_tensor_cpu(const Scalar& self, const Tensor& other) {
   return bitwise_op<Logic::And>(self, other, "bitwise_and");
 }
-Tensor bitwise_or_cpu(const Tensor& self, const Tensor& other) {
-  return bitwise_op<Logic::Or>(self, other, "bitwise_or");
-}
-Tensor bitwise_or_scalar_cpu(const Tensor& self, const Scalar& other) {
-  return bitwise_op<Logic::Or>(self, other, "bitwise_or");
-}
 Tensor bitwise_or_scalar_tensor_cpu(const Scalar& self, const Tensor& other) {
   return bitwise_op<Logic::Or>(self, other, "bitwise_or");
-}
-Tensor bitwise_xor_cpu(const Tensor& self, const Tensor& other) {
-  return bitwise_op<Logic::Xor>(self, other, "bitwise_xor");
-}
-Tensor bitwise_xor_scalar_cpu(const Tensor& self, const Scalar& other) {
-  return bitwise_op<Logic::Xor>(self, other, "bitwise_xor");
 }
 Tensor bitwise_xor_scalar_tensor_cpu(const Scalar& self, const Tensor& other) {
   return bitwise_op<Logic::Xor>(self, other, "bitwise_xor");

@@ -16,6 +16,7 @@
 #include "core/sanitize.h"
 #include "core/shape.h"
 #include "core/tensor.h"
+#include "structured/random.h"
 #include "tensorc_gen/native_functions.h"  // checks the kernels match the schema
 
 namespace tc::native {
@@ -165,17 +166,8 @@ void fill_random(const Tensor& t, PhiloxState st, int words, Draw draw) {
   });
 }
 
-// Checks shared by in-place random ops, all before the first write.
-void check_inplace(const char* op, const Tensor& self) {
-  TC_CHECK_ARG(self.defined(), op, ": argument 'self' is an undefined tensor");
-  TC_CHECK(self.is_cpu(), Device, op, ": argument 'self' expected a cpu tensor, got a tensor on ", self.device(),
-           " (no ", op, " kernel for that device)");
-  for (int64_t d = 0; d < self.dim(); ++d)
-    TC_CHECK_ARG(self.stride(d) != 0 || self.size(d) <= 1, op,
-                 ": argument 'self' has elements sharing memory (stride 0 at dim ", d,
-                 "); clone it before writing in place");
-}
-
+// The checks of the random fills are their meta step (structured/random.h),
+// shared with the CUDA kernels.
 void check_floating(const char* op, const char* arg, ScalarType dt, const char* what) {
   TC_CHECK_TYPE(is_floating(dt), op, ": argument '", arg, "' expected ", what, ", got ", dt);
 }
@@ -284,8 +276,7 @@ void dtype_range(ScalarType dt, double* lo, double* hi, const char* op) {
 Tensor random_float_tensor(const char* op, IntArrayRef size, std::optional<ScalarType> dtype,
                            std::optional<Device> device) {
   Device dev = cpu_device(op, device);
-  ScalarType dt = dtype.value_or(ScalarType::Float32);
-  check_floating(op, "dtype", dt, "a floating point dtype");
+  ScalarType dt = structured::random_float_dtype(op, dtype);
   checked_numel(size, op);
   return empty_tensor(size, dt, dev);
 }
@@ -312,33 +303,22 @@ Tensor randn_cpu(IntArrayRef size, std::optional<Generator> generator, std::opti
 }
 
 Tensor& uniform_cpu_(Tensor& self, double from, double to, std::optional<Generator> generator) {
-  check_inplace("uniform_", self);
-  check_floating("uniform_", "self", self.dtype(), "a floating point tensor");
-  TC_CHECK_ARG(std::isfinite(from) && std::isfinite(to),
-               "uniform_: arguments 'from' and 'to' expected finite values, got from=", from, ", to=", to);
-  TC_CHECK_ARG(from <= to, "uniform_: argument 'from' expected <= 'to' (a [from, to) range), got from=", from,
-               ", to=", to);
-  double lo, hi;
-  dtype_range(self.dtype(), &lo, &hi, "uniform_");
-  TC_CHECK_ARG(from >= lo && to <= hi && to - from <= hi, "uniform_: the range [", from, ", ", to,
-               ") is out of bounds for ", self.dtype());
+  structured::check_uniform(self, from, to);
   uniform_fill(self, from, to, gen_of(generator));
   self.bump_version();
   return self;
 }
 
 Tensor& normal_cpu_(Tensor& self, double mean, double std, std::optional<Generator> generator) {
-  check_inplace("normal_", self);
-  check_floating("normal_", "self", self.dtype(), "a floating point tensor");
-  TC_CHECK_ARG(std >= 0.0, "normal_: argument 'std' expected >= 0, got ", std);
+  structured::check_normal(self, std);
   normal_fill(self, mean, std, gen_of(generator));
   self.bump_version();
   return self;
 }
 
 Tensor& bernoulli_float_cpu_(Tensor& self, double p, std::optional<Generator> generator) {
-  check_inplace("bernoulli_", self);
-  TC_CHECK_ARG(p >= 0.0 && p <= 1.0, "bernoulli_: argument 'p' expected a probability in [0, 1], got ", p);
+  structured::check_random_inplace("bernoulli_", self);
+  structured::check_probability(p, "bernoulli_", "p");
   GeneratorImpl* g = gen_of(generator);
   TC_DISPATCH_ALL_TYPES_AND_BOOL(self.dtype(), "bernoulli_", [&] {
     PhiloxState st = reserve(g, self.numel(), 1);

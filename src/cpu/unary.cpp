@@ -15,6 +15,7 @@
 
 #include "cpu/fast_math.h"
 #include "cpu/loops.h"
+#include "structured/nn.h"
 #include "structured/families.h"
 #include "tensorc_gen/native_functions.h"  // checks the kernels and loops match the schema
 #include "cpu/vec_math.h"
@@ -293,9 +294,7 @@ Tensor round_decimals_cpu(const Tensor& self, int64_t decimals) {
 // directly (through a temporary and a copy they cost a fifth more).
 namespace {
 void gelu_into(Tensor& out, const Tensor& self, structured::Write w, const char* op, std::string_view approximate) {
-  const bool tanh_approx = approximate == "tanh";
-  TC_CHECK_ARG(tanh_approx || approximate == "none", op,
-               ": argument 'approximate' must be either 'none' or 'tanh', got '", approximate, "'");
+  const bool tanh_approx = structured::gelu_tanh(approximate, op);
   structured::run_unary(out, self, w, op, kSame, [tanh_approx](TensorIter& it) {
     // float32 and float64 through SLEEF (cpu/vec_math.h): the same functions,
     // evaluated without the cancellation of 1 + erf / 1 + tanh for x < 0.

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // More CUDA pointwise ops on the shared meta steps: neg and relu (the
 // unary_same family with their input rules), the activation backward kernels
-// (structured::run_pointwise_backward), maximum / minimum (the binary step),
+// (structured::run_pointwise_backward), gelu and its backward, maximum /
+// minimum (the binary step),
 // each one launch of the driver's pointwise loop; zero_ and the *_like
 // factories through the dispatched empty_strided and fill_.
 #include "composite/view_helpers.h"
 #include "cuda/pointwise.h"
 #include "structured/binary.h"
+#include "structured/nn.h"
 #include "tensorc_gen/native_functions.h"
 #include "tensorc_gen/ops.h"
 
@@ -69,6 +71,40 @@ Tensor tanh_backward_cuda(const Tensor& grad_output, const Tensor& output) {
   const char* name = "tanh_backward";
   return structured::run_pointwise_backward(grad_output, output, "output", true, name, [&](TensorIter& it, ScalarType) {
     cuda::launch_pointwise(it, PointwiseOp::TanhBackward, name);
+  });
+}
+
+// gelu: the CPU's meta step (structured::run_unary, floating dtypes only, as
+// the CPU loop's dispatch), one launch of the exact or tanh form.
+namespace {
+void gelu_into(Tensor& out, const Tensor& self, structured::Write w, const char* op, std::string_view approximate) {
+  const PointwiseOp kind = structured::gelu_tanh(approximate, op) ? PointwiseOp::GeluTanh : PointwiseOp::Gelu;
+  structured::run_unary(out, self, w, op, false, [&](TensorIter& it) {
+    TC_CHECK_TYPE(is_floating(it.common_dtype()), "gelu", ": unsupported dtype ", it.common_dtype());
+    cuda::launch_pointwise(it, kind, op);
+  });
+}
+}  // namespace
+
+Tensor gelu_cuda(const Tensor& self, std::string_view approximate) {
+  Tensor out;
+  gelu_into(out, self, structured::Write::Functional, "gelu", approximate);
+  return out;
+}
+Tensor& gelu_inplace_cuda(Tensor& self, std::string_view approximate) {
+  gelu_into(self, self, structured::Write::InPlace, "gelu_", approximate);
+  return self;
+}
+Tensor& gelu_out_cuda(const Tensor& self, std::string_view approximate, Tensor& out) {
+  gelu_into(out, self, structured::Write::Out, "gelu", approximate);
+  return out;
+}
+Tensor gelu_backward_cuda(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
+  const char* name = "gelu_backward";
+  const PointwiseOp kind =
+      structured::gelu_tanh(approximate, name) ? PointwiseOp::GeluTanhBackward : PointwiseOp::GeluBackward;
+  return structured::run_pointwise_backward(grad_output, self, "self", true, name, [&](TensorIter& it, ScalarType) {
+    cuda::launch_pointwise(it, kind, name);
   });
 }
 

@@ -9,6 +9,7 @@
 #include "core/overlap.h"
 #include "core/tensor.h"
 #include "cuda/driver_api.h"
+#include "cuda/pointwise.h"
 #include "cuda/runtime.h"
 #include "tensorc_gen/native_functions.h"
 #include "tensorc_gen/ops.h"
@@ -18,59 +19,11 @@ namespace {
 
 using cuda::Geometry;
 
-// dst's shape with src broadcast to it; byte strides, size-1 dims dropped and
-// dims both operands walk contiguously merged.
-Geometry geometry(const Tensor& dst, const Tensor* src, const char* op) {
-  const int64_t nd = dst.dim();
-  const int64_t ns = src ? src->dim() : 0;
-  TC_CHECK_ARG(!src || ns <= nd, op, ": the size of src ", src->sizes(), " does not broadcast to self's size ",
-               dst.sizes());
-  Geometry g;
-  g.numel = dst.numel();
-  int64_t sizes[64], s0[64], s1[64];
-  TC_CHECK(nd <= 64, Index, op, ": at most 64 dims, got ", nd);
-  int n = 0;
-  for (int64_t d = 0; d < nd; ++d) {
-    const int64_t size = dst.sizes()[size_t(d)];
-    int64_t src_stride = 0;
-    if (src) {
-      const int64_t sd = d - (nd - ns);
-      if (sd >= 0) {
-        const int64_t ssize = src->sizes()[size_t(sd)];
-        TC_CHECK_ARG(ssize == size || ssize == 1, op, ": the size of src ", src->sizes(),
-                     " does not broadcast to self's size ", dst.sizes());
-        if (ssize == size) src_stride = src->strides()[size_t(sd)] * int64_t(src->element_size());
-      }
-    }
-    if (size == 1) continue;
-    const int64_t dst_stride = dst.strides()[size_t(d)] * int64_t(dst.element_size());
-    if (n > 0 && s0[n - 1] == dst_stride * size && s1[n - 1] == src_stride * size) {
-      sizes[n - 1] *= size;  // the outer dim walks on into this one: merge
-      s0[n - 1] = dst_stride;
-      s1[n - 1] = src_stride;
-      continue;
-    }
-    sizes[n] = size;
-    s0[n] = dst_stride;
-    s1[n] = src_stride;
-    ++n;
-  }
-  TC_CHECK(n <= cuda::kMaxDims, NotImplemented, op, ": CUDA element loops take at most ", cuda::kMaxDims,
-           " non-mergeable dims, got ", n);
-  g.ndim = n;
-  for (int i = 0; i < n; ++i) {
-    g.sizes[i] = sizes[i];
-    g.strides[0][i] = s0[i];
-    g.strides[1][i] = s1[i];
-  }
-  return g;
-}
-
 bool dense(const Tensor& t) { return t.is_contiguous(); }
 
 // dst = src on one CUDA device, with broadcasting and dtype conversion.
 void copy_on_device(Tensor& dst, const Tensor& src) {
-  const Geometry g = geometry(dst, &src, "copy_");
+  const Geometry g = cuda::tensor_geometry(dst, &src, "copy_");
   const int dev = dst.device().index;
   const cuda::DriverApi& drv = cuda::driver("copy_");
   cuda::DeviceGuard guard(dev);
@@ -107,7 +60,7 @@ Tensor& copy_inplace_cuda(Tensor& self, const Tensor& src, bool non_blocking) {
   const Device sd = self.device(), rd = src.device();
   TC_CHECK(sd.is_cuda() || sd.is_cpu(), Device, "copy_: cannot copy between ", rd, " and ", sd);
   TC_CHECK(rd.is_cuda() || rd.is_cpu(), Device, "copy_: cannot copy between ", rd, " and ", sd);
-  (void)geometry(self, &src, "copy_");  // shape check before anything moves
+  (void)cuda::tensor_geometry(self, &src, "copy_");  // shape check before anything moves
   check_no_partial_overlap(self, src);
   if (self.numel() == 0) return self;
   DeviceHooks& hooks = device_hooks(DeviceType::CUDA, "copy_");
@@ -145,7 +98,7 @@ Tensor& copy_inplace_cuda(Tensor& self, const Tensor& src, bool non_blocking) {
 Tensor& fill_inplace_cuda(Tensor& self, const Scalar& value) {
   TC_CHECK_ARG(self.defined(), "fill_: argument 'self' is an undefined tensor");
   check_scalar_fits("fill_", "value", value, self.dtype());
-  const Geometry g = geometry(self, nullptr, "fill_");
+  const Geometry g = cuda::tensor_geometry(self, nullptr, "fill_");
   unsigned char buf[8] = {0};
   write_scalar(buf, self.dtype(), value);
   uint64_t bits = 0;

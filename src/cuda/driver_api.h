@@ -80,6 +80,15 @@ enum class PointwiseOp : int {
   Le,
   Gt,
   Ge,
+  Fmod,        // C's fmod; integers: truncated division's remainder (a zero divisor was refused before)
+  Remainder,   // Python's %: the sign of the divisor
+  BitwiseAnd,  // integers and bool (int64 compute)
+  BitwiseOr,
+  BitwiseXor,
+  Gelu,          // x/2 (1 + erf(x / sqrt 2))
+  GeluTanh,      // x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+  GeluBackward,  // a * d gelu(b) / db (a: grad_output, b: self)
+  GeluTanhBackward,
   Count
 };
 
@@ -139,6 +148,23 @@ struct GatherArgs {
   int elem_size = 0;
   int64_t dim_stride = 0;  // bytes
   int64_t dim_size = 0;
+};
+
+// The random fills (src/core/philox.h says what element i draws).
+enum class RandomKind : int { Uniform, Normal, Bernoulli, Count };
+
+// Fills operand 0 of a one-operand geometry in row-major order of the
+// tensor's logical shape (element i is the i-th of that order) from the
+// Philox stream (key, counter): Uniform a + b * u with `digits` mantissa
+// digits; Normal a + b * z; Bernoulli 1 where u < a, else 0. Accumulates in
+// float64 for float64 outputs, else float32; stored in `dtype`.
+struct RandomArgs {
+  int kind = 0;  // a RandomKind
+  int dtype = 0;
+  int digits = 24;
+  uint64_t key = 0, counter = 0;
+  double a = 0, b = 1;
+  char* data = nullptr;
 };
 
 // One (batched) matrix product in cuBLAS's column-major terms:
@@ -207,6 +233,8 @@ struct DriverApi {
   int (*launch_gather)(const GatherArgs* args, const Geometry* g, Stream stream);
   // One reduction pass (ReduceArgs).
   int (*launch_reduce)(const ReduceArgs* args, Stream stream);
+  // A random fill (RandomArgs) over g.
+  int (*launch_random)(const RandomArgs* args, const Geometry* g, Stream stream);
   // The GEMM above on cuBLAS (a handle per device and thread, on `stream`).
   int (*gemm)(const GemmArgs* args, Stream stream);
   // "cudaErrorName (text)" or "CUBLAS_STATUS_NAME (text)" for a code returned above.

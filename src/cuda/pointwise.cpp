@@ -49,6 +49,52 @@ Geometry iteration_geometry(const TensorIter& it, const char* op) {
   return g;
 }
 
+Geometry tensor_geometry(const Tensor& dst, const Tensor* src, const char* op) {
+  const int64_t nd = dst.dim();
+  const int64_t ns = src ? src->dim() : 0;
+  TC_CHECK_ARG(!src || ns <= nd, op, ": the size of src ", src->sizes(), " does not broadcast to self's size ",
+               dst.sizes());
+  Geometry g;
+  g.numel = dst.numel();
+  int64_t sizes[64], s0[64], s1[64];
+  TC_CHECK(nd <= 64, Index, op, ": at most 64 dims, got ", nd);
+  int n = 0;
+  for (int64_t d = 0; d < nd; ++d) {
+    const int64_t size = dst.sizes()[size_t(d)];
+    int64_t src_stride = 0;
+    if (src) {
+      const int64_t sd = d - (nd - ns);
+      if (sd >= 0) {
+        const int64_t ssize = src->sizes()[size_t(sd)];
+        TC_CHECK_ARG(ssize == size || ssize == 1, op, ": the size of src ", src->sizes(),
+                     " does not broadcast to self's size ", dst.sizes());
+        if (ssize == size) src_stride = src->strides()[size_t(sd)] * int64_t(src->element_size());
+      }
+    }
+    if (size == 1) continue;
+    const int64_t dst_stride = dst.strides()[size_t(d)] * int64_t(dst.element_size());
+    if (n > 0 && s0[n - 1] == dst_stride * size && s1[n - 1] == src_stride * size) {
+      sizes[n - 1] *= size;  // the outer dim walks on into this one: merge
+      s0[n - 1] = dst_stride;
+      s1[n - 1] = src_stride;
+      continue;
+    }
+    sizes[n] = size;
+    s0[n] = dst_stride;
+    s1[n] = src_stride;
+    ++n;
+  }
+  TC_CHECK(n <= kMaxDims, NotImplemented, op, ": CUDA element loops take at most ", kMaxDims,
+           " non-mergeable dims, got ", n);
+  g.ndim = n;
+  for (int i = 0; i < n; ++i) {
+    g.sizes[i] = sizes[i];
+    g.strides[0][i] = s0[i];
+    g.strides[1][i] = s1[i];
+  }
+  return g;
+}
+
 PointwiseArgs pointwise_args(const TensorIter& it, PointwiseOp kind, const Scalar& alpha) {
   PointwiseArgs a;
   a.op = int(kind);
@@ -93,21 +139,21 @@ namespace tc::native {
 namespace {
 
 void unary(TensorIter& it, cuda::PointwiseOp kind, const char* op) { cuda::launch_pointwise(it, kind, op); }
-// abs and the roundings refuse bool, as their CPU loops do (the message of
-// TC_DISPATCH_ALL_TYPES there).
-void unary_no_bool(TensorIter& it, cuda::PointwiseOp kind, const char* op, const char* dispatch_name) {
+// abs, the roundings, fmod and remainder refuse bool, as their CPU loops do
+// (the message of TC_DISPATCH_ALL_TYPES there).
+void loop_refusing_bool(TensorIter& it, cuda::PointwiseOp kind, const char* op, const char* dispatch_name) {
   TC_CHECK_TYPE(it.common_dtype() != ScalarType::Bool, dispatch_name, ": unsupported dtype ", it.common_dtype());
   cuda::launch_pointwise(it, kind, op);
 }
 
 }  // namespace
 
-void abs_loop_cuda(TensorIter& it) { unary_no_bool(it, cuda::PointwiseOp::Abs, "abs", "abs"); }
+void abs_loop_cuda(TensorIter& it) { loop_refusing_bool(it, cuda::PointwiseOp::Abs, "abs", "abs"); }
 void sign_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Sign, "sign"); }
-void floor_loop_cuda(TensorIter& it) { unary_no_bool(it, cuda::PointwiseOp::Floor, "floor", "round"); }
-void ceil_loop_cuda(TensorIter& it) { unary_no_bool(it, cuda::PointwiseOp::Ceil, "ceil", "round"); }
-void round_loop_cuda(TensorIter& it) { unary_no_bool(it, cuda::PointwiseOp::Round, "round", "round"); }
-void trunc_loop_cuda(TensorIter& it) { unary_no_bool(it, cuda::PointwiseOp::Trunc, "trunc", "round"); }
+void floor_loop_cuda(TensorIter& it) { loop_refusing_bool(it, cuda::PointwiseOp::Floor, "floor", "round"); }
+void ceil_loop_cuda(TensorIter& it) { loop_refusing_bool(it, cuda::PointwiseOp::Ceil, "ceil", "round"); }
+void round_loop_cuda(TensorIter& it) { loop_refusing_bool(it, cuda::PointwiseOp::Round, "round", "round"); }
+void trunc_loop_cuda(TensorIter& it) { loop_refusing_bool(it, cuda::PointwiseOp::Trunc, "trunc", "round"); }
 void exp_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Exp, "exp"); }
 void expm1_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Expm1, "expm1"); }
 void log_loop_cuda(TensorIter& it) { unary(it, cuda::PointwiseOp::Log, "log"); }
@@ -144,5 +190,17 @@ void lt_loop_cuda(TensorIter& it) { cuda::launch_pointwise(it, cuda::PointwiseOp
 void le_loop_cuda(TensorIter& it) { cuda::launch_pointwise(it, cuda::PointwiseOp::Le, it.op_name()); }
 void gt_loop_cuda(TensorIter& it) { cuda::launch_pointwise(it, cuda::PointwiseOp::Gt, it.op_name()); }
 void ge_loop_cuda(TensorIter& it) { cuda::launch_pointwise(it, cuda::PointwiseOp::Ge, it.op_name()); }
+
+// fmod and remainder: the meta step has refused integer zero divisors; bool
+// is refused as the CPU loop's integral dispatch does.
+void fmod_loop_cuda(TensorIter& it) { loop_refusing_bool(it, cuda::PointwiseOp::Fmod, it.op_name(), it.op_name()); }
+void remainder_loop_cuda(TensorIter& it) {
+  loop_refusing_bool(it, cuda::PointwiseOp::Remainder, it.op_name(), it.op_name());
+}
+// bitwise: integral and bool dtypes, checked by the meta step (bool computes
+// as 0/1 in int64 and is stored back as != 0).
+void bitwise_and_loop_cuda(TensorIter& it) { cuda::launch_pointwise(it, cuda::PointwiseOp::BitwiseAnd, it.op_name()); }
+void bitwise_or_loop_cuda(TensorIter& it) { cuda::launch_pointwise(it, cuda::PointwiseOp::BitwiseOr, it.op_name()); }
+void bitwise_xor_loop_cuda(TensorIter& it) { cuda::launch_pointwise(it, cuda::PointwiseOp::BitwiseXor, it.op_name()); }
 
 }  // namespace tc::native

@@ -5,6 +5,7 @@
 #pragma once
 #include "core/iter.h"
 #include "core/scalar.h"
+#include "core/tensor.h"
 #include "cuda/driver_api.h"
 
 namespace tc::cuda {
@@ -12,6 +13,10 @@ namespace tc::cuda {
 // The iteration's shape and byte strides, innermost dim last. Error
 // (NotImplemented) naming `op` beyond kMaxDims dims or kMaxOperands operands.
 Geometry iteration_geometry(const TensorIter& it, const char* op);
+// dst (operand 0) in row-major order of its logical shape, with src (operand
+// 1, when given) broadcast to it: byte strides, size-1 dims dropped and dims
+// both walk contiguously merged, so element i is the i-th of that order.
+Geometry tensor_geometry(const Tensor& dst, const Tensor* src, const char* op);
 // The launch arguments of `kind` over `it`: tensor operands by pointer and
 // dtype, host values (numbers, CPU scalars) by value in the compute dtype,
 // alpha for Add.

@@ -3,6 +3,9 @@
 // op's loop.
 #include "structured/binary.h"
 
+#include "core/promotion.h"
+#include "tensorc_gen/ops.h"
+
 namespace tc::structured {
 
 void check_alpha(ScalarType dtype, const Scalar& alpha, const char* name) {
@@ -19,6 +22,51 @@ void check_sub(TensorOrNumber a, TensorOrNumber b, const char* name) {
   TC_CHECK_TYPE(!(a.is_bool() || b.is_bool()), name,
                 ": subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
                 "invert a mask, use the `~` or `logical_not()` operator instead.");
+}
+
+namespace {
+
+ScalarType promoted(TensorOrNumber a, TensorOrNumber b) {
+  if (a.tensor && b.tensor) return result_type({*a.tensor, *b.tensor});
+  if (a.tensor) return result_type(*a.tensor, *b.number);
+  return result_type(*b.tensor, *a.number);
+}
+
+bool defined(TensorOrNumber x) { return x.number || x.tensor->defined(); }
+
+}  // namespace
+
+namespace {
+
+// Whether integer v is 0 once converted to integral dtype dt (C++'s
+// wrapping conversion: 256 is 0 as uint8), or false as bool.
+bool zero_in(int64_t v, ScalarType dt) {
+  if (dt == ScalarType::Bool) return v == 0;
+  const size_t bits = 8 * element_size(dt);
+  return bits >= 64 ? v == 0 : (uint64_t(v) & ((uint64_t(1) << bits) - 1)) == 0;
+}
+
+}  // namespace
+
+void check_no_int_zero_divisor(TensorOrNumber a, TensorOrNumber b, const char* name) {
+  if (!defined(a) || !defined(b)) return;  // planning reports it
+  const ScalarType dt = promoted(a, b);
+  if (!is_integral(dt, true)) return;
+  // The divisor as the loop will see it: converted to the computation's dtype.
+  bool zero;
+  if (b.number) {
+    zero = zero_in(b.number->is_bool() ? int64_t(b.number->to_bool()) : b.number->to_int(), dt);
+  } else {
+    const Tensor divisor = b.tensor->dtype() == dt ? *b.tensor : tc::_to_copy(*b.tensor, dt);
+    zero = tc::any(tc::eq(divisor, Scalar(int64_t(0)))).item().to_bool();
+  }
+  TC_CHECK_ARG(!zero, name, ": integer division by zero");
+}
+
+void check_bitwise(TensorOrNumber a, TensorOrNumber b, const char* name) {
+  if (!defined(a) || !defined(b)) return;
+  const ScalarType dt = promoted(a, b);
+  TC_CHECK_TYPE(is_integral(dt, true), name, ": expected integral or bool tensors, got ", dt);
 }
 
 namespace {
@@ -151,6 +199,57 @@ Tensor& comparison_out(const Tensor& self, const Tensor& other, Tensor& out, con
 }
 Tensor& comparison_out(const Tensor& self, const Scalar& other, Tensor& out, const char* op, Loop loop) {
   return compare_step(out, self, other, Write::Out, op, loop);
+}
+
+// ---- binary_modulo / bitwise: checks first, then the plain plan ----
+Tensor binary_modulo(const Tensor& self, const Tensor& other, const char* op, Loop loop) {
+  check_no_int_zero_divisor(self, other, op);
+  return binary(self, other, op, loop);
+}
+Tensor binary_modulo(const Tensor& self, const Scalar& other, const char* op, Loop loop) {
+  check_no_int_zero_divisor(self, other, op);
+  return binary(self, other, op, loop);
+}
+Tensor& binary_modulo_(Tensor& self, const Tensor& other, const char* op, Loop loop) {
+  check_no_int_zero_divisor(self, other, op);
+  return binary_(self, other, op, loop);
+}
+Tensor& binary_modulo_(Tensor& self, const Scalar& other, const char* op, Loop loop) {
+  check_no_int_zero_divisor(self, other, op);
+  return binary_(self, other, op, loop);
+}
+Tensor& binary_modulo_out(const Tensor& self, const Tensor& other, Tensor& out, const char* op, Loop loop) {
+  check_no_int_zero_divisor(self, other, op);
+  return plain(out, self, other, Write::Out, op, false, loop);
+}
+Tensor& binary_modulo_out(const Tensor& self, const Scalar& other, Tensor& out, const char* op, Loop loop) {
+  check_no_int_zero_divisor(self, other, op);
+  return plain(out, self, other, Write::Out, op, false, loop);
+}
+
+Tensor bitwise(const Tensor& self, const Tensor& other, const char* op, Loop loop) {
+  check_bitwise(self, other, op);
+  return binary(self, other, op, loop);
+}
+Tensor bitwise(const Tensor& self, const Scalar& other, const char* op, Loop loop) {
+  check_bitwise(self, other, op);
+  return binary(self, other, op, loop);
+}
+Tensor& bitwise_(Tensor& self, const Tensor& other, const char* op, Loop loop) {
+  check_bitwise(self, other, op);
+  return binary_(self, other, op, loop);
+}
+Tensor& bitwise_(Tensor& self, const Scalar& other, const char* op, Loop loop) {
+  check_bitwise(self, other, op);
+  return binary_(self, other, op, loop);
+}
+Tensor& bitwise_out(const Tensor& self, const Tensor& other, Tensor& out, const char* op, Loop loop) {
+  check_bitwise(self, other, op);
+  return plain(out, self, other, Write::Out, op, false, loop);
+}
+Tensor& bitwise_out(const Tensor& self, const Scalar& other, Tensor& out, const char* op, Loop loop) {
+  check_bitwise(self, other, op);
+  return plain(out, self, other, Write::Out, op, false, loop);
 }
 
 }  // namespace tc::structured

@@ -73,5 +73,11 @@ Tensor run_pointwise_backward(const Tensor& grad_output, const Tensor& other, co
 void check_alpha(ScalarType dtype, const Scalar& alpha, const char* name);
 // sub and rsub refuse bool operands.
 void check_sub(TensorOrNumber a, TensorOrNumber b, const char* name);
+// Integer fmod, remainder and floor division refuse a zero divisor (any
+// element of `b`) when a and b promote to an integral dtype; on a device
+// this reads one bool back.
+void check_no_int_zero_divisor(TensorOrNumber a, TensorOrNumber b, const char* name);
+// Bitwise ops take integral and bool operands only.
+void check_bitwise(TensorOrNumber a, TensorOrNumber b, const char* name);
 
 }  // namespace tc::structured

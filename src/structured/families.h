@@ -61,7 +61,8 @@ Tensor& unary_float_out(const Tensor& self, Tensor& out, const char* op, Loop lo
 
 // The binary families; each kind takes `other` as a Tensor (the .Tensor
 // overload) or a Scalar (.Scalar). Out= variants are Tensor-only, except for
-// comparisons.
+// the families whose out= variants are .Tensor_out and .Scalar_out
+// (comparison, binary_modulo, bitwise).
 // binary: out = f(self, other) in the promoted dtype (mul).
 Tensor binary(const Tensor& self, const Tensor& other, const char* op, Loop loop);
 Tensor binary(const Tensor& self, const Scalar& other, const char* op, Loop loop);
@@ -102,5 +103,24 @@ Tensor& comparison_(Tensor& self, const Tensor& other, const char* op, Loop loop
 Tensor& comparison_(Tensor& self, const Scalar& other, const char* op, Loop loop);
 Tensor& comparison_out(const Tensor& self, const Tensor& other, Tensor& out, const char* op, Loop loop);
 Tensor& comparison_out(const Tensor& self, const Scalar& other, Tensor& out, const char* op, Loop loop);
+
+// binary_modulo: out = f(self, other) in the promoted dtype; when that dtype
+// is integral, a zero in `other` is an error before anything is planned or
+// written (fmod, remainder).
+Tensor binary_modulo(const Tensor& self, const Tensor& other, const char* op, Loop loop);
+Tensor binary_modulo(const Tensor& self, const Scalar& other, const char* op, Loop loop);
+Tensor& binary_modulo_(Tensor& self, const Tensor& other, const char* op, Loop loop);
+Tensor& binary_modulo_(Tensor& self, const Scalar& other, const char* op, Loop loop);
+Tensor& binary_modulo_out(const Tensor& self, const Tensor& other, Tensor& out, const char* op, Loop loop);
+Tensor& binary_modulo_out(const Tensor& self, const Scalar& other, Tensor& out, const char* op, Loop loop);
+
+// bitwise: out = f(self, other) for integral and bool operands; a floating
+// operand is refused before anything is planned (bitwise_and, _or, _xor).
+Tensor bitwise(const Tensor& self, const Tensor& other, const char* op, Loop loop);
+Tensor bitwise(const Tensor& self, const Scalar& other, const char* op, Loop loop);
+Tensor& bitwise_(Tensor& self, const Tensor& other, const char* op, Loop loop);
+Tensor& bitwise_(Tensor& self, const Scalar& other, const char* op, Loop loop);
+Tensor& bitwise_out(const Tensor& self, const Tensor& other, Tensor& out, const char* op, Loop loop);
+Tensor& bitwise_out(const Tensor& self, const Scalar& other, Tensor& out, const char* op, Loop loop);
 
 }  // namespace tc::structured

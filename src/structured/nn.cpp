@@ -6,6 +6,13 @@
 
 namespace tc::structured {
 
+bool gelu_tanh(std::string_view approximate, const char* name) {
+  const bool tanh_approx = approximate == "tanh";
+  TC_CHECK_ARG(tanh_approx || approximate == "none", name,
+               ": argument 'approximate' must be either 'none' or 'tanh', got '", approximate, "'");
+  return tanh_approx;
+}
+
 void check_reduction(int64_t reduction, const char* name) {
   TC_CHECK_ARG(reduction >= kReductionNone && reduction <= kReductionSum, name,
                ": argument 'reduction' expected 0 (none), 1 (mean) or 2 (sum), got ", reduction);

@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The meta steps of the neural-network kernels every backend shares:
-// softmax / log_softmax (forward and backward) and nll_loss, with ATen's
+// gelu's mode, softmax / log_softmax (forward and backward) and nll_loss, with ATen's
 // argument rules and messages.
 #pragma once
 #include <optional>
+#include <string_view>
 
 #include "core/tensor.h"
 
 namespace tc::structured {
+
+// gelu's and gelu_backward's `approximate`: false for "none", true for
+// "tanh"; anything else is an error naming `name`.
+bool gelu_tanh(std::string_view approximate, const char* name);
 
 // at::Reduction.
 enum Reduction : int64_t { kReductionNone = 0, kReductionMean = 1, kReductionSum = 2 };

@@ -5,7 +5,8 @@
  * families, add/sub/mul/div) against the CPU on the same inputs: dense,
  * transposed, broadcast, with a 0-dim CPU operand and a number, in place and
  * into an out= of another dtype; mixing devices is an error naming both; the
- * caching allocator's statistics and empty_cache; streams and events. Without a usable device it prints why and
+ * caching allocator's statistics and empty_cache; streams and events; random
+ * fills against the CPU's. Without a usable device it prints why and
  * exits 77, which ctest reports as skipped (never as passed). */
 #include <math.h>
 #include <stdlib.h>
@@ -695,6 +696,42 @@ static void check_streams(void) {
   CHECK(current.id == 0);
 }
 
+/* Random fills draw element i as the CPU does: one seed, the same numbers
+ * (uniform exactly; normals up to the last bits of log, sin and cos). */
+static void check_random(void) {
+  const int64_t size[2] = {37, 29};
+  const tc_dtype f32 = TC_FLOAT32, f64 = TC_FLOAT64;
+  const tc_device cuda = tc_device_cuda(0);
+  tc_tensor on_gpu = NULL, on_cpu = NULL;
+  static float g[37 * 29], c[37 * 29];
+  static double gd[37 * 29], cd[37 * 29];
+  for (int normal = 0; normal < 2; ++normal) {
+    CHECK_OK(tc_manual_seed(11));
+    CHECK_OK((normal ? tc_randn : tc_rand)(&on_gpu, size, 2, NULL, &f32, &cuda));
+    CHECK_OK(tc_manual_seed(11));
+    CHECK_OK((normal ? tc_randn : tc_rand)(&on_cpu, size, 2, NULL, &f32, &kCpu));
+    read_floats(g, 37 * 29, on_gpu);
+    read_floats(c, 37 * 29, on_cpu);
+    int same = 1;
+    for (int i = 0; i < 37 * 29; ++i) same &= normal ? fabsf(g[i] - c[i]) <= 1e-5f * (1 + fabsf(c[i])) : g[i] == c[i];
+    CHECK(same);
+    tc_tensor_release(on_gpu);
+    tc_tensor_release(on_cpu);
+    CHECK_OK(tc_manual_seed(12));
+    CHECK_OK((normal ? tc_randn : tc_rand)(&on_gpu, size, 2, NULL, &f64, &cuda));
+    CHECK_OK(tc_manual_seed(12));
+    CHECK_OK((normal ? tc_randn : tc_rand)(&on_cpu, size, 2, NULL, &f64, &kCpu));
+    CHECK_OK(tc_tensor_copy_to_buffer(gd, sizeof gd, on_gpu));
+    CHECK_OK(tc_tensor_copy_to_buffer(cd, sizeof cd, on_cpu));
+    same = 1;
+    for (int i = 0; i < 37 * 29; ++i)
+      same &= normal ? fabs(gd[i] - cd[i]) <= 1e-12 * (1 + fabs(cd[i])) : gd[i] == cd[i];
+    CHECK(same);
+    tc_tensor_release(on_gpu);
+    tc_tensor_release(on_cpu);
+  }
+}
+
 static void check_bad_device_index(int count) {
   const int64_t size[1] = {3};
   tc_tensor t = NULL;
@@ -723,6 +760,7 @@ int main(void) {
   check_nn_ops();
   check_memory_stats();
   check_streams();
+  check_random();
   check_bad_device_index(count);
   CHECK_OK(tc_device_synchronize(tc_device_cuda(-1)));
   return check_summary();

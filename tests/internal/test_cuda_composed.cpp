@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The CUDA kernels that are compositions of other ops (src/cuda/nn.cpp,
-// src/cuda/composed.cpp) call only dispatched ops, so they run on CPU tensors
+// src/cuda/composed.cpp, dropout in src/cuda/random.cpp) call only dispatched ops, so they run on CPU tensors
 // too: here, without a GPU, each is checked against the CPU kernel of the same
 // op on the same inputs (ties, NaN, ignored targets, weights, reductions),
 // and its errors against the CPU's.
@@ -250,6 +250,33 @@ TEST(CudaComposed, LogicalOpsIsNanIsInfAndWhereMatchTheCpu) {
   expect_same(native::where_cuda(c, ints, b), native::where_cpu(c, ints, b));
   EXPECT_EQ(error_of([&] { native::where_cuda(b, x, y); }, ErrorCode::Type),
             error_of([&] { native::where_cpu(b, x, y); }, ErrorCode::Type));
+}
+
+}  // namespace
+
+namespace {
+
+// Dropout on CUDA is bernoulli_ and two multiplications: from one generator
+// state it keeps the same elements and scales them as the CPU kernel does.
+TEST(CudaComposed, DropoutMatchesTheCpu) {
+  const Tensor x = from({1, -2, 3.5, 4, 0.25, -6, 7, 8, 9, 10, -11, 12}, {3, 4}, ScalarType::Float32);
+  for (double p : {0.0, 0.3, 1.0}) {
+    manual_seed(7);
+    auto [want, want_mask] = native::native_dropout_cpu(x, p, true);
+    manual_seed(7);
+    auto [got, got_mask] = native::native_dropout_cuda(x, p, true);
+    expect_same(got, want, 0);
+    expect_same(got_mask, want_mask, 0);
+    expect_same(native::native_dropout_backward_cuda(x, want_mask, 2.5),
+                native::native_dropout_backward_cpu(x, want_mask, 2.5), 0);
+  }
+  auto [kept, mask] = native::native_dropout_cuda(x, 0.5, false);
+  expect_same(kept, x, 0);
+  EXPECT_EQ(error_of([&] { native::native_dropout_cuda(x, 1.5, true); }, ErrorCode::InvalidArgument),
+            error_of([&] { native::native_dropout_cpu(x, 1.5, true); }, ErrorCode::InvalidArgument));
+  const Tensor ints = from({1, 2}, {2}, ScalarType::Int64);
+  EXPECT_EQ(error_of([&] { native::native_dropout_cuda(ints, 0.5, true); }, ErrorCode::Type),
+            error_of([&] { native::native_dropout_cpu(ints, 0.5, true); }, ErrorCode::Type));
 }
 
 }  // namespace

@@ -623,7 +623,7 @@ TEST(Binary, RoundingDivision) {
   // INT_MIN / -1 wraps instead of trapping.
   Tensor mn = vec({double(std::numeric_limits<int32_t>::min())}, I32);
   expect_values(div_scalar_mode_cpu(mn, Scalar(int64_t(-1)), "floor"), {double(std::numeric_limits<int32_t>::min())});
-  expect_values(remainder_scalar_cpu(mn, Scalar(int64_t(-1))), {0});
+  expect_values(tc::remainder(mn, Scalar(int64_t(-1))), {0});
 }
 
 TEST(Binary, IntegerDivisionByZeroIsAnErrorBeforeWriting) {
@@ -632,8 +632,17 @@ TEST(Binary, IntegerDivisionByZeroIsAnErrorBeforeWriting) {
   EXPECT_EQ(error_of([&] { div_scalar_mode_cpu(i, Scalar(int64_t(0)), "floor"); }, &msg), ErrorCode::InvalidArgument);
   EXPECT_EQ(msg, "div: integer division by zero");
   EXPECT_EQ(error_of([&] { div_mode_cpu(i, vec({0, 1}, I64), "trunc"); }), ErrorCode::InvalidArgument);
-  EXPECT_EQ(error_of([&] { remainder_scalar_cpu(i, Scalar(int64_t(0))); }), ErrorCode::InvalidArgument);
-  EXPECT_EQ(error_of([&] { fmod_cpu(i, vec({1, 0}, I64)); }), ErrorCode::InvalidArgument);
+  EXPECT_EQ(error_of([&] { tc::remainder(i, Scalar(int64_t(0))); }), ErrorCode::InvalidArgument);
+  EXPECT_EQ(error_of([&] { tc::fmod(i, vec({1, 0}, I64)); }), ErrorCode::InvalidArgument);
+  // fmod and remainder (the binary_modulo family): zero after conversion too,
+  // for a tensor or a number, before anything is written.
+  EXPECT_EQ(error_of([&] { tc::fmod(vec({5}, U8), scalar_tensor(256, I64)); }, &msg), ErrorCode::InvalidArgument);
+  EXPECT_EQ(msg, "fmod: integer division by zero");
+  EXPECT_EQ(error_of([&] { tc::remainder(vec({5}, U8), Scalar(int64_t(512))); }), ErrorCode::InvalidArgument);
+  Tensor target = vec({5, 6}, I64);
+  EXPECT_EQ(error_of([&] { tc::fmod_(target, vec({2, 0}, I32)); }), ErrorCode::InvalidArgument);
+  expect_values(target, {5, 6});
+  expect_values(tc::fmod(vec({5}, U8), scalar_tensor(259, I64)), {2});  // 259 is 3 as uint8
   EXPECT_EQ(error_of([&] { floor_divide_cpu(i, scalar_tensor(0, I32)); }, &msg), ErrorCode::InvalidArgument);
   EXPECT_EQ(msg, "floor_divide: integer division by zero");
   // A zero-dim divisor that is zero only after conversion to uint8 (256).
@@ -673,13 +682,13 @@ TEST(Binary, Atan2FmodRemainder) {
   Tensor r = atan2_cpu(i, i);
   EXPECT_EQ(r.dtype(), F32);
   expect_values(r, {0.7853981852531433, -2.356194496154785}, 1e-6);
-  expect_values(remainder_cpu(vec({-3, 3}), vec({2, -2})), {1, -1});
-  expect_values(fmod_scalar_cpu(vec({-3, 3}), Scalar(int64_t(2))), {-1, 1});
-  expect_values(remainder_cpu(vec({-7}, I64), vec({3}, I64)), {2});
-  expect_values(fmod_cpu(vec({-7}, I64), vec({3}, I64)), {-1});
-  expect_values(remainder_scalar_cpu(vec({-7, 7}), Scalar(0.0)), {kNaN, kNaN});
+  expect_values(tc::remainder(vec({-3, 3}), vec({2, -2})), {1, -1});
+  expect_values(tc::fmod(vec({-3, 3}), Scalar(int64_t(2))), {-1, 1});
+  expect_values(tc::remainder(vec({-7}, I64), vec({3}, I64)), {2});
+  expect_values(tc::fmod(vec({-7}, I64), vec({3}, I64)), {-1});
+  expect_values(tc::remainder(vec({-7, 7}), Scalar(0.0)), {kNaN, kNaN});
   expect_values(remainder_scalar_tensor_cpu(Scalar(int64_t(2)), i), {2, 0});
-  EXPECT_EQ(error_of([&] { fmod_cpu(vec({1}, B), vec({1}, B)); }), ErrorCode::Type);
+  EXPECT_EQ(error_of([&] { tc::fmod(vec({1}, B), vec({1}, B)); }), ErrorCode::Type);
 }
 
 TEST(Binary, MaximumMinimum) {
@@ -739,18 +748,18 @@ TEST(Compare, Logical) {
 
 TEST(Compare, Bitwise) {
   Tensor i = vec({3, -2}, I64), b = vec({1, 0}, B);
-  expect_values(bitwise_and_scalar_cpu(i, Scalar(true)), {1, 0});
-  expect_values(bitwise_and_scalar_cpu(b, Scalar(true)), {1, 0});
-  expect_values(bitwise_or_cpu(vec({12}, I32), vec({3}, I32)), {15});
-  expect_values(bitwise_xor_scalar_cpu(b, Scalar(int64_t(1))), {0, 1});
+  expect_values(tc::bitwise_and(i, Scalar(true)), {1, 0});
+  expect_values(tc::bitwise_and(b, Scalar(true)), {1, 0});
+  expect_values(tc::bitwise_or(vec({12}, I32), vec({3}, I32)), {15});
+  expect_values(tc::bitwise_xor(b, Scalar(int64_t(1))), {0, 1});
   expect_values(bitwise_or_scalar_tensor_cpu(Scalar(int64_t(4)), vec({1, 2}, I32)), {5, 6});
-  EXPECT_EQ(bitwise_xor_scalar_cpu(b, Scalar(int64_t(1))).dtype(), I64);
+  EXPECT_EQ(tc::bitwise_xor(b, Scalar(int64_t(1))).dtype(), I64);
   expect_values(bitwise_not_cpu(vec({0, 255}, U8)), {255, 0});
   expect_values(bitwise_not_cpu(b), {0, 1});
   std::string msg;
-  EXPECT_EQ(error_of([&] { bitwise_and_cpu(vec({1}), i); }, &msg), ErrorCode::Type);
+  EXPECT_EQ(error_of([&] { tc::bitwise_and(vec({1}), i); }, &msg), ErrorCode::Type);
   EXPECT_NE(msg.find("bitwise_and"), std::string::npos) << msg;
-  EXPECT_EQ(error_of([&] { bitwise_or_scalar_cpu(i, Scalar(1.5)); }), ErrorCode::Type);
+  EXPECT_EQ(error_of([&] { tc::bitwise_or(i, Scalar(1.5)); }), ErrorCode::Type);
   EXPECT_EQ(error_of([&] { bitwise_not_cpu(vec({1})); }, &msg), ErrorCode::Type);
   EXPECT_NE(msg.find("bitwise_not"), std::string::npos) << msg;
 }

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """PyTorch names a user reaches for first, checked against torch 1.13."""
 import copy
+import math
 import pickle
 
 import numpy as np
@@ -291,3 +292,113 @@ def test_out_variants_take_python_numbers_like_torch(name, value):
     got = getattr(tensorc, name)(t, value, out=o)
     assert got is o
     np.testing.assert_allclose(o.numpy(), want.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["fmod", "remainder", "bitwise_and", "bitwise_or", "bitwise_xor"])
+@pytest.mark.parametrize("dtype", ["int64", "int16", "uint8", "bool"])
+def test_modulo_and_bitwise_variants_match_torch(name, dtype):
+    # Every variant the binary_modulo / bitwise families derive: Tensor and
+    # Scalar, functional, in place and out= (.Tensor_out / .Scalar_out).
+    if name in ("fmod", "remainder") and dtype == "bool":
+        pytest.skip("torch has no bool fmod/remainder (checked as an error below)")
+    a = np.array([[7, 9, 3], [4, 12, 8]]).astype(dtype)
+    b = np.array([2, 5, 3]).astype(dtype) if dtype != "bool" else np.array([True, False, True])
+    scalar = True if dtype == "bool" else 3
+    t, p = tensorc.tensor(a), torch.tensor(a)
+    for other_t, other_p in ((tensorc.tensor(b), torch.tensor(b)), (scalar, scalar)):
+        want = getattr(torch, name)(p, other_p)
+        assert getattr(tensorc, name)(t, other_t).tolist() == want.tolist()
+        o = tensorc.empty(0, dtype=getattr(tensorc, str(want.dtype).split(".")[1]))
+        assert getattr(tensorc, name)(t, other_t, out=o) is o and o.tolist() == want.tolist()
+        x = t.clone()
+        getattr(x, name + "_")(other_t)
+        assert x.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("name", ["fmod", "remainder"])
+def test_integer_zero_divisors_are_refused_before_anything_is_written(name):
+    x = tensorc.tensor([5, 7, 9])
+    version = x._version
+    with pytest.raises(ValueError, match=name + "_: integer division by zero"):
+        getattr(x, name + "_")(tensorc.tensor([1, 0, 2]))
+    assert x.tolist() == [5, 7, 9] and x._version == version
+    o = tensorc.empty(0, dtype=tensorc.int64)
+    with pytest.raises(ValueError, match="integer division by zero"):
+        getattr(tensorc, name)(x, 0, out=o)
+    assert o.shape == (0,)  # not resized
+    with pytest.raises(ValueError, match="integer division by zero"):
+        getattr(tensorc, name)(x, tensorc.tensor([False]))  # a bool zero divides too
+    # Floating results divide by zero as IEEE says.
+    assert math.isnan(getattr(tensorc, name)(tensorc.tensor([1.0]), 0).item())
+    if name == "remainder":
+        with pytest.raises(ValueError, match="integer division by zero"):
+            tensorc.remainder(4, tensorc.tensor([2, 0]))
+
+
+def test_bitwise_ops_refuse_floats_before_planning():
+    x = tensorc.tensor([1, 2, 3])
+    o = tensorc.empty(0, dtype=tensorc.int64)
+    with pytest.raises(TypeError, match="bitwise_and: expected integral or bool tensors, got float32"):
+        tensorc.bitwise_and(x, tensorc.tensor([1.5, 2.0, 3.0]), out=o)
+    assert o.shape == (0,)
+    with pytest.raises(TypeError, match="bitwise_or_: expected integral or bool"):
+        x.bitwise_or_(1.5)
+    assert x.tolist() == [1, 2, 3]
+    with pytest.raises(TypeError, match="bitwise_xor"):
+        tensorc.bitwise_xor(2.5, x)
+    with pytest.raises(TypeError):
+        tensorc.fmod(tensorc.tensor([True]), tensorc.tensor([True]))
+
+
+@pytest.mark.skipif(not tensorc.cuda.is_available(), reason="needs a CUDA device (none present)")
+@pytest.mark.parametrize("name", ["fmod", "remainder", "bitwise_and", "bitwise_or", "bitwise_xor"])
+def test_modulo_and_bitwise_on_cuda_match_the_cpu(name):
+    dtypes = ["int64", "int8", "uint8", "bool"] if name.startswith("bitwise") else ["int64", "int32", "float32",
+                                                                                        "float64", "float16"]
+    rng = np.random.default_rng(5)
+    for dtype in dtypes:
+        a = rng.integers(-20, 20, (4, 5)).astype(dtype)
+        b = rng.integers(1, 7, (5,)).astype(dtype) * (1 if dtype in ("uint8", "bool") else -1) ** np.arange(5)
+        b = b.astype(dtype)
+        t, u = tensorc.tensor(a), tensorc.tensor(b)
+        want = getattr(tensorc, name)(t, u)
+        got = getattr(tensorc, name)(t.cuda(), u.cuda())
+        assert got.is_cuda and got.dtype == want.dtype
+        np.testing.assert_allclose(got.cpu().numpy().astype(np.float64), want.numpy().astype(np.float64),
+                                   rtol=1e-3, atol=1e-3)
+        x = t.cuda().t().contiguous().t()  # a non-contiguous destination, in place with a number
+        getattr(x, name + "_")(True if dtype == "bool" else 3)
+        assert x.cpu().tolist() == getattr(tensorc, name)(t, True if dtype == "bool" else 3).tolist()
+    if not name.startswith("bitwise"):
+        x = tensorc.tensor([5, 7], device="cuda")
+        with pytest.raises(ValueError, match="integer division by zero"):
+            getattr(x, name + "_")(tensorc.tensor([1, 0], device="cuda"))
+        assert x.cpu().tolist() == [5, 7]
+
+
+@pytest.mark.skipif(not tensorc.cuda.is_available(), reason="needs a CUDA device (none present)")
+def test_cuda_random_fills_draw_the_cpus_numbers_and_gelu_matches():
+    for dtype in (tensorc.float32, tensorc.float64, tensorc.float16):
+        tensorc.manual_seed(21)
+        on_gpu = tensorc.rand(17, 33, dtype=dtype, device="cuda")
+        tensorc.manual_seed(21)
+        assert on_gpu.cpu().tolist() == tensorc.rand(17, 33, dtype=dtype).tolist()
+        tensorc.manual_seed(22)
+        on_gpu = tensorc.randn(17, 33, dtype=dtype, device="cuda")
+        tensorc.manual_seed(22)
+        np.testing.assert_allclose(on_gpu.cpu().double().numpy(), tensorc.randn(17, 33, dtype=dtype).double().numpy(),
+                                   rtol=1e-3, atol=1e-3)
+    x = tensorc.randn(64, 64)
+    tensorc.manual_seed(5)
+    dropped = tensorc.nn.functional.dropout(x.cuda(), 0.25, training=True)
+    tensorc.manual_seed(5)
+    np.testing.assert_allclose(dropped.cpu().numpy(), tensorc.nn.functional.dropout(x, 0.25, training=True).numpy())
+    for approximate in ("none", "tanh"):
+        xc = x.clone().requires_grad_()
+        xg = x.cuda().requires_grad_()
+        yc = tensorc.nn.functional.gelu(xc, approximate=approximate)
+        yg = tensorc.nn.functional.gelu(xg, approximate=approximate)
+        np.testing.assert_allclose(yg.detach().cpu().numpy(), yc.detach().numpy(), rtol=1e-5, atol=1e-6)
+        yc.sum().backward()
+        yg.sum().backward()
+        np.testing.assert_allclose(xg.grad.cpu().numpy(), xc.grad.numpy(), rtol=1e-5, atol=1e-6)

@@ -13,6 +13,7 @@
 #include "core/tensor.h"
 #include "cpu/loops.h"
 #include "structured/binary.h"
+#include "structured/nn.h"
 #include "tensorc_gen/native_functions.h"  // checks the kernels match the schema
 
 namespace tc::native {
@@ -58,9 +59,7 @@ Tensor tanh_backward_cpu(const Tensor& grad_output, const Tensor& output) {
 
 Tensor gelu_backward_cpu(const Tensor& grad_output, const Tensor& self, std::string_view approximate) {
   const char* name = "gelu_backward";
-  const bool tanh_approx = approximate == "tanh";
-  TC_CHECK_ARG(tanh_approx || approximate == "none", name,
-               ": argument 'approximate' must be either 'none' or 'tanh', got '", approximate, "'");
+  const bool tanh_approx = structured::gelu_tanh(approximate, name);
   return structured::run_pointwise_backward(grad_output, self, "self", true, name, [&](TensorIter& it, ScalarType dt) {
     TC_DISPATCH_FLOATING_TYPES(dt, name, [&] {
       using acc = opmath_t<scalar_t>;

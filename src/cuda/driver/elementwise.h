@@ -12,6 +12,7 @@ int launch_copy(char* dst, int dst_dtype, const char* src, int src_dtype, const 
 int launch_pointwise(const PointwiseArgs* args, const Geometry* g, Stream stream);  // pointwise.cu
 int launch_gather(const GatherArgs* args, const Geometry* g, Stream stream);        // elementwise.cu
 int launch_reduce(const ReduceArgs* args, Stream stream);                           // reduce.cu
+int launch_random(const RandomArgs* args, const Geometry* g, Stream stream);        // random.cu
 int gemm(const GemmArgs* args, Stream stream);                                      // blas.cpp
 const char* cublas_error_string(int code);  // blas.cpp: a code from gemm >= kCublasErrorBase
 

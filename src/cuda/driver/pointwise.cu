@@ -52,6 +52,19 @@ __device__ inline long long wrap_mul(long long a, long long b) {
   return (long long)((unsigned long long)a * (unsigned long long)b);
 }
 
+__device__ inline float f_fmod(float a, float b) { return fmodf(a, b); }
+__device__ inline double f_fmod(double a, double b) { return fmod(a, b); }
+
+// Integer fmod and remainder as the CPU loops compute them; b == -1 gives 0
+// (INT64_MIN % -1 would overflow), b == 0 never arrives (the meta step
+// refuses it) but gives 0 rather than undefined behaviour.
+__device__ inline long long int_fmod(long long a, long long b) { return b == 0 || b == -1 ? 0 : a % b; }
+__device__ inline long long int_remainder(long long a, long long b) {
+  long long r = int_fmod(a, b);
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+
 // Comparisons give 1 or 0 in every compute type (NaN compares unequal).
 template <class C>
 __device__ inline bool compare(int op, C a, C b, bool* is_comparison) {
@@ -117,6 +130,30 @@ __device__ inline C apply(int op, C a, C b, C alpha) {
       case PointwiseOp::Minimum:
         if (a != a || b != b) return a != a ? a : b;
         return a < b ? a : b;
+      case PointwiseOp::Gelu: return a * C(0.5) * (C(1) + f_erf(a * C(M_SQRT1_2)));
+      case PointwiseOp::GeluTanh: {
+        const C beta = C(M_SQRT2 * M_2_SQRTPI * 0.5), kappa = C(0.044715);
+        return C(0.5) * a * (C(1) + f_tanh(beta * (a + kappa * a * a * a)));
+      }
+      case PointwiseOp::GeluBackward: {
+        // d/dx [x Phi(x)] = Phi(x) + x phi(x)
+        const C cdf = C(0.5) * (C(1) + f_erf(b * C(M_SQRT1_2)));
+        const C pdf = f_exp(C(-0.5) * b * b) * C(M_2_SQRTPI * M_SQRT1_2 * 0.5);
+        return a * (cdf + b * pdf);
+      }
+      case PointwiseOp::GeluTanhBackward: {
+        const C beta = C(M_SQRT2 * M_2_SQRTPI * 0.5), kappa = C(0.044715);
+        const C x2 = b * b, t = f_tanh(beta * (b + kappa * x2 * b));
+        const C left = C(0.5) * b, right = C(1) + t;
+        const C dright = left * (C(1) - t * t) * beta * (C(1) + C(3) * kappa * x2);
+        return a * (C(0.5) * right + dright);
+      }
+      case PointwiseOp::Fmod: return f_fmod(a, b);
+      case PointwiseOp::Remainder: {
+        C m = f_fmod(a, b);
+        if (m != C(0) && ((b < C(0)) != (m < C(0)))) m += b;
+        return m;
+      }
       default: return a;
     }
   } else {
@@ -133,6 +170,11 @@ __device__ inline C apply(int op, C a, C b, C alpha) {
       case PointwiseOp::ThresholdBackward: return b <= alpha ? 0 : a;
       case PointwiseOp::Maximum: return a > b ? a : b;
       case PointwiseOp::Minimum: return a < b ? a : b;
+      case PointwiseOp::Fmod: return int_fmod(a, b);
+      case PointwiseOp::Remainder: return int_remainder(a, b);
+      case PointwiseOp::BitwiseAnd: return a & b;
+      case PointwiseOp::BitwiseOr: return a | b;
+      case PointwiseOp::BitwiseXor: return a ^ b;
       default: return a;  // Floor, Ceil, Round, Trunc: integers are whole already
     }
   }

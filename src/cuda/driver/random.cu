@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The random fills: element i of the output (row-major over its logical
+// shape) draws from the Philox stream exactly as the CPU kernels do
+// (src/core/philox.h), so one generator state gives the same numbers on
+// both devices (up to the last bits of log, sin and cos for normals).
+#include <cuda_runtime.h>
+
+#include "core/philox.h"
+#include "cuda/driver/cast.cuh"
+#include "cuda/driver/elementwise.h"
+
+namespace tc::cuda {
+namespace {
+
+template <class Acc>
+__device__ inline Acc draw(const RandomArgs& a, uint64_t i) {
+  switch (RandomKind(a.kind)) {
+    case RandomKind::Uniform: return philox::uniform<Acc>(a.key, a.counter, i, a.digits, Acc(a.a), Acc(a.b));
+    case RandomKind::Normal: {
+      Acc u1, u2;
+      philox::normal_uniforms<Acc>(a.key, a.counter, i / 2, &u1, &u2);
+      const Acc rad = sqrt(Acc(-2) * log(u1));
+      const Acc angle = Acc(6.283185307179586) * u2;
+      const Acc z = (i & 1) ? sin(angle) * rad : cos(angle) * rad;
+      return Acc(a.a) + Acc(a.b) * z;
+    }
+    default: return philox::bernoulli(a.key, a.counter, i, a.a) ? Acc(1) : Acc(0);
+  }
+}
+
+template <class Index, class Acc>
+__global__ void random_kernel(RandomArgs args, Geometry g) {
+  const Index n = Index(g.numel), step = Index(gridDim.x) * Index(blockDim.x);
+  for (Index i = Index(blockIdx.x) * Index(blockDim.x) + Index(threadIdx.x); i < n; i += step) {
+    Index o[1];
+    offsets<1>(g, i, o);
+    store_as(args.data + o[0], args.dtype, draw<Acc>(args, uint64_t(i)));
+  }
+}
+
+template <class Acc>
+void launch_as(const RandomArgs& a, const Geometry& g, cudaStream_t s) {
+  if (fits_32bit(g, 1))
+    random_kernel<int32_t, Acc><<<blocks_for(g.numel), kThreads, 0, s>>>(a, g);
+  else
+    random_kernel<int64_t, Acc><<<blocks_for(g.numel), kThreads, 0, s>>>(a, g);
+}
+
+}  // namespace
+
+int launch_random(const RandomArgs* args, const Geometry* g, Stream stream) {
+  if (g->numel == 0) return 0;
+  if (args->kind < 0 || args->kind >= int(RandomKind::Count) || args->data == nullptr || args->digits < 1 ||
+      args->digits > 53)
+    return int(cudaErrorInvalidValue);
+  const cudaStream_t s = reinterpret_cast<cudaStream_t>(stream);
+  if (args->dtype == kFloat64)
+    launch_as<double>(*args, *g, s);
+  else
+    launch_as<float>(*args, *g, s);
+  return int(cudaGetLastError());
+}
+
+}  // namespace tc::cuda

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The random fills on CUDA: the CPU kernels' meta step (structured/random.h)
+// and generator, then one launch of the driver's random kernel, which draws
+// element i exactly as the CPU does (src/core/philox.h). So a seed gives the
+// same numbers on both devices; rand, randn and dropout are built on these.
+#include <tuple>
+
+#include "core/generator.h"
+#include "core/philox.h"
+#include "core/shape.h"
+#include "cuda/pointwise.h"
+#include "cuda/runtime.h"
+#include "structured/random.h"
+#include "tensorc_gen/native_functions.h"
+#include "tensorc_gen/ops.h"
+
+namespace tc::native {
+namespace {
+
+GeneratorImpl* gen_of(const std::optional<Generator>& g) { return generator_or_default(g ? &*g : nullptr); }
+
+// Fills self (any strides) with `kind`; reserves `counters` of the generator.
+void launch_random(Tensor& self, cuda::RandomKind kind, uint64_t counters, double a, double b, GeneratorImpl* g,
+                   const char* op) {
+  const cuda::Geometry geometry = cuda::tensor_geometry(self, nullptr, op);
+  const PhiloxState st = g->reserve_state(counters);
+  if (self.numel() == 0) return;
+  cuda::RandomArgs args;
+  args.kind = int(kind);
+  args.dtype = int(self.dtype());
+  args.digits = is_floating(self.dtype()) ? structured::uniform_digits(self.dtype()) : 24;
+  args.key = st.key;
+  args.counter = st.counter;
+  args.a = a;
+  args.b = b;
+  args.data = static_cast<char*>(self.data_ptr());
+  const int dev = self.device().index;
+  const cuda::DriverApi& drv = cuda::driver(op);
+  cuda::DeviceGuard guard(dev);
+  cuda::check(drv.launch_random(&args, &geometry, cuda::current_stream(dev)), op, "the random kernel's launch");
+}
+
+// rand/randn's output: a floating dtype (float32 by default) on the CUDA
+// device asked for (-1: the current one).
+Tensor random_factory(const char* op, IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  const ScalarType dt = structured::random_float_dtype(op, dtype);
+  checked_numel(size, op);
+  const int index = cuda::resolve_device(device ? device->index : -1, op);
+  return cuda::empty_on(size, dt, Device(DeviceType::CUDA, index));
+}
+
+uint64_t counters_for(int64_t n, int words) { return (uint64_t(n) * uint64_t(words) + 3) / 4; }
+
+void uniform_fill(Tensor& t, double from, double to, GeneratorImpl* g, const char* op) {
+  const int words = structured::uniform_digits(t.dtype()) > 32 ? 2 : 1;
+  launch_random(t, cuda::RandomKind::Uniform, counters_for(t.numel(), words), from, to - from, g, op);
+}
+
+void normal_fill(Tensor& t, double mean, double std, GeneratorImpl* g, const char* op) {
+  launch_random(t, cuda::RandomKind::Normal, philox::normal_counters(t.numel(), t.dtype() == ScalarType::Float64), mean,
+                std, g, op);
+}
+
+}  // namespace
+
+Tensor& uniform_cuda_(Tensor& self, double from, double to, std::optional<Generator> generator) {
+  structured::check_uniform(self, from, to);
+  uniform_fill(self, from, to, gen_of(generator), "uniform_");
+  self.bump_version();
+  return self;
+}
+
+Tensor& normal_cuda_(Tensor& self, double mean, double std, std::optional<Generator> generator) {
+  structured::check_normal(self, std);
+  normal_fill(self, mean, std, gen_of(generator), "normal_");
+  self.bump_version();
+  return self;
+}
+
+Tensor& bernoulli_float_cuda_(Tensor& self, double p, std::optional<Generator> generator) {
+  structured::check_random_inplace("bernoulli_", self);
+  structured::check_probability(p, "bernoulli_", "p");
+  launch_random(self, cuda::RandomKind::Bernoulli, counters_for(self.numel(), 1), p, 0, gen_of(generator),
+                "bernoulli_");
+  self.bump_version();
+  return self;
+}
+
+Tensor rand_cuda(IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype,
+                 std::optional<Device> device) {
+  Tensor t = random_factory("rand", size, dtype, device);
+  uniform_fill(t, 0.0, 1.0, gen_of(generator), "rand");
+  return t;
+}
+
+Tensor randn_cuda(IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype,
+                  std::optional<Device> device) {
+  Tensor t = random_factory("randn", size, dtype, device);
+  normal_fill(t, 0.0, 1.0, gen_of(generator), "randn");
+  return t;
+}
+
+// Dropout as on the CPU: a bool keep-mask from bernoulli_(1 - p), then
+// input * mask * (1 / (1 - p)) (two pointwise launches here, one there).
+std::tuple<Tensor, Tensor> native_dropout_cuda(const Tensor& input, double p, std::optional<bool> train) {
+  const char* name = "native_dropout";
+  TC_CHECK_ARG(p >= 0.0 && p <= 1.0, name, ": argument 'p' expected a dropout probability in [0, 1], got ", p);
+  if (train.has_value() && !*train) return {tc::clone(input), tc::ones_like(input, ScalarType::Bool)};
+  TC_CHECK_TYPE(is_floating(input.dtype()), name, ": argument 'input' expected a floating point tensor, got ",
+                input.dtype());
+  Tensor mask = cuda::empty_on(input.sizes(), ScalarType::Bool, input.device());
+  if (input.numel() == 0) return {cuda::empty_on(input.sizes(), input.dtype(), input.device()), mask};
+  const double keep = 1.0 - p;
+  tc::bernoulli_(mask, keep);
+  return {tc::mul(tc::mul(input, mask), Scalar(keep == 0.0 ? 0.0 : 1.0 / keep)), mask};
+}
+
+Tensor native_dropout_backward_cuda(const Tensor& grad_output, const Tensor& mask, double scale) {
+  const char* name = "native_dropout_backward";
+  TC_CHECK_TYPE(mask.dtype() == ScalarType::Bool, name, ": argument 'mask' expected a bool tensor, got ", mask.dtype());
+  TC_CHECK_TYPE(is_floating(grad_output.dtype()), name,
+                ": argument 'grad_output' expected a floating point tensor, got ", grad_output.dtype());
+  return tc::mul(tc::mul(grad_output, mask), Scalar(scale));
+}
+
+}  // namespace tc::native

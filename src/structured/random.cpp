@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "structured/random.h"
+
+#include <cfloat>
+#include <cmath>
+
+#include "core/error.h"
+
+namespace tc::structured {
+namespace {
+
+void check_floating(const char* op, const char* arg, ScalarType dt, const char* what) {
+  TC_CHECK_TYPE(is_floating(dt), op, ": argument '", arg, "' expected ", what, ", got ", dt);
+}
+
+double largest_finite(ScalarType dt) {
+  switch (dt) {
+    case ScalarType::Float16: return 65504.0;
+    case ScalarType::BFloat16: return 3.3895313892515355e38;
+    case ScalarType::Float32: return double(FLT_MAX);
+    default: return DBL_MAX;
+  }
+}
+
+}  // namespace
+
+void check_random_inplace(const char* op, const Tensor& self) {
+  TC_CHECK_ARG(self.defined(), op, ": argument 'self' is an undefined tensor");
+  for (int64_t d = 0; d < self.dim(); ++d)
+    TC_CHECK_ARG(self.stride(d) != 0 || self.size(d) <= 1, op,
+                 ": argument 'self' has elements sharing memory (stride 0 at dim ", d,
+                 "); clone it before writing in place");
+}
+
+void check_uniform(const Tensor& self, double from, double to) {
+  check_random_inplace("uniform_", self);
+  check_floating("uniform_", "self", self.dtype(), "a floating point tensor");
+  TC_CHECK_ARG(std::isfinite(from) && std::isfinite(to),
+               "uniform_: arguments 'from' and 'to' expected finite values, got from=", from, ", to=", to);
+  TC_CHECK_ARG(from <= to, "uniform_: argument 'from' expected <= 'to' (a [from, to) range), got from=", from,
+               ", to=", to);
+  const double hi = largest_finite(self.dtype());
+  TC_CHECK_ARG(from >= -hi && to <= hi && to - from <= hi, "uniform_: the range [", from, ", ", to,
+               ") is out of bounds for ", self.dtype());
+}
+
+void check_normal(const Tensor& self, double std) {
+  check_random_inplace("normal_", self);
+  check_floating("normal_", "self", self.dtype(), "a floating point tensor");
+  TC_CHECK_ARG(std >= 0.0, "normal_: argument 'std' expected >= 0, got ", std);
+}
+
+void check_probability(double p, const char* op, const char* arg) {
+  TC_CHECK_ARG(p >= 0.0 && p <= 1.0, op, ": argument '", arg, "' expected a probability in [0, 1], got ", p);
+}
+
+ScalarType random_float_dtype(const char* op, std::optional<ScalarType> dtype) {
+  const ScalarType dt = dtype.value_or(ScalarType::Float32);
+  check_floating(op, "dtype", dt, "a floating point dtype");
+  return dt;
+}
+
+int uniform_digits(ScalarType dt) {
+  switch (dt) {
+    case ScalarType::Float16: return 11;
+    case ScalarType::BFloat16: return 8;
+    case ScalarType::Float32: return 24;
+    default: return 53;
+  }
+}
+
+}  // namespace tc::structured
