@@ -58,6 +58,11 @@ ScalarType full_dtype(const Scalar& fill_value, std::optional<ScalarType> dtype)
   return dt;
 }
 
+void check_eye_sizes(int64_t n, int64_t m) {
+  TC_CHECK_ARG(n >= 0, "eye: argument 'n' expected a non-negative number, got ", n);
+  TC_CHECK_ARG(m >= 0, "eye: argument 'm' expected a non-negative number, got ", m);
+}
+
 Tensor empty_strided_tensor(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device) {
   TC_CHECK_ARG(sizes.size() == strides.size(), "empty_strided: sizes ", sizes, " and strides ", strides,
                " differ in length");

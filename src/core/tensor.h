@@ -82,6 +82,8 @@ Tensor factory_empty_strided(const char* op, IntArrayRef sizes, IntArrayRef stri
 // full's dtype, as PyTorch's: `dtype` when given, else float32 for a floating
 // fill value and the value's own (bool, int64) otherwise. Checks the value fits.
 ScalarType full_dtype(const Scalar& fill_value, std::optional<ScalarType> dtype);
+// eye's sizes: n and m non-negative.
+void check_eye_sizes(int64_t n, int64_t m);
 // A view sharing base's storage and version counter.
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
 // A tensor over memory the caller owns; `deleter(ctx, data)` runs when the

@@ -13,6 +13,7 @@
 #include "core/parallel.h"
 #include "core/shape.h"
 #include "core/tensor.h"
+#include "structured/range.h"
 #include "tensorc_gen/native_functions.h"  // checks the kernels match the schema
 
 namespace tc::native {
@@ -146,38 +147,9 @@ Tensor full_like_cpu(const Tensor& self, const Scalar& fill_value, std::optional
 Tensor arange_start_step_cpu(const Scalar& start, const Scalar& end, const Scalar& step,
                              std::optional<ScalarType> dtype, std::optional<Device> device) {
   Device dev = cpu_device("arange", device);
-  bool all_int = !start.is_floating_point() && !end.is_floating_point() && !step.is_floating_point();
-  ScalarType dt = dtype.value_or(all_int ? ScalarType::Int64 : kDefaultFloat);
-  TC_CHECK_TYPE(dt != ScalarType::Bool, "arange: argument 'dtype' expected a numeric dtype, got bool");
-  TC_CHECK_ARG(std::isfinite(start.to_double()) && std::isfinite(end.to_double()), "arange: unsupported range ", start,
-               " -> ", end, " (expected finite bounds)");
-  TC_CHECK_ARG(!std::isnan(step.to_double()), "arange: argument 'step' expected a nonzero value, got ", step);
-  // As PyTorch, the bounds are first converted to the result's accumulate
-  // type: an integral result truncates fractional bounds and step.
-  const bool integral = is_integral(dt, false);
-  int64_t n = 0;
-  if (integral) {
-    check_scalar_fits("arange", "start", start, ScalarType::Int64);
-    check_scalar_fits("arange", "end", end, ScalarType::Int64);
-    check_scalar_fits("arange", "step", step, ScalarType::Int64);
-    const int64_t s0 = start.to_int(), e0 = end.to_int(), st = step.to_int();
-    TC_CHECK_ARG(st != 0, "arange: argument 'step' expected a nonzero value, got ", step);
-    TC_CHECK_ARG((st > 0 && e0 >= s0) || (st < 0 && e0 <= s0), "arange: the range ", start, " -> ", end,
-                 " is inconsistent with the sign of argument 'step' (", step, ")");
-    int64_t span = 0;
-    TC_CHECK_ARG(!__builtin_sub_overflow(e0, s0, &span), "arange: the range ", start, " -> ", end, " overflows int64");
-    // Exact ceil(span / st): span and st have one sign, and no element passes end.
-    n = span / st + (span % st != 0);
-  } else {
-    const double s = start.to_double(), e = end.to_double(), st = step.to_double();
-    TC_CHECK_ARG(st != 0, "arange: argument 'step' expected a nonzero value, got ", step);
-    TC_CHECK_ARG((st > 0 && e >= s) || (st < 0 && e <= s), "arange: the range ", start, " -> ", end,
-                 " is inconsistent with the sign of argument 'step' (", step, ")");
-    const double size_d = std::ceil((e - s) / st);
-    TC_CHECK_ARG(size_d >= 0 && size_d < 9223372036854775808.0, "arange: the range ", start, " -> ", end, " with step ",
-                 step, " has too many elements (", size_d, ")");
-    n = int64_t(size_d);
-  }
+  const structured::ArangeMeta meta = structured::arange_meta(start, end, step, dtype);
+  const ScalarType dt = meta.dtype;
+  const int64_t n = meta.numel;
   Tensor t = empty_tensor({n}, dt, dev);
   TC_DISPATCH_ALL_TYPES(dt, "arange", [&] {
     auto* out = t.data_ptr<scalar_t>();
@@ -210,8 +182,7 @@ Tensor arange_cpu(const Scalar& end, std::optional<ScalarType> dtype, std::optio
 Tensor linspace_cpu(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype,
                     std::optional<Device> device) {
   Device dev = cpu_device("linspace", device);
-  TC_CHECK_ARG(steps >= 0, "linspace: argument 'steps' expected a non-negative number, got ", steps);
-  ScalarType dt = dtype.value_or(kDefaultFloat);
+  const ScalarType dt = structured::linspace_meta(steps, dtype);
   Tensor t = empty_tensor({steps}, dt, dev);
   if (steps == 0) return t;
   TC_DISPATCH_ALL_TYPES_AND_BOOL(dt, "linspace", [&] {
@@ -224,10 +195,8 @@ Tensor linspace_cpu(const Scalar& start, const Scalar& end, int64_t steps, std::
       return;
     }
     acc_t step = (z - a) / acc_t(steps - 1);
-    int64_t half = steps / 2;
     parallel_for(0, steps, kGrainSize, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i)
-        out[i] = scalar_t(i < half ? a + step * acc_t(i) : z - step * acc_t(steps - i - 1));
+      for (int64_t i = b; i < e; ++i) out[i] = scalar_t(structured::linspace_value(a, z, step, steps, i));
     });
   });
   return t;
@@ -235,8 +204,7 @@ Tensor linspace_cpu(const Scalar& start, const Scalar& end, int64_t steps, std::
 
 Tensor eye_m_cpu(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Device> device) {
   Device dev = cpu_device("eye", device);
-  TC_CHECK_ARG(n >= 0, "eye: argument 'n' expected a non-negative number, got ", n);
-  TC_CHECK_ARG(m >= 0, "eye: argument 'm' expected a non-negative number, got ", m);
+  check_eye_sizes(n, m);
   Tensor t = empty_tensor({n, m}, dtype.value_or(kDefaultFloat), dev);
   if (t.numel() == 0) return t;
   zero_contiguous(t.data_ptr(), t.numel(), t.element_size());
@@ -249,7 +217,6 @@ Tensor eye_m_cpu(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::opt
 }
 
 Tensor eye_cpu(int64_t n, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  TC_CHECK_ARG(n >= 0, "eye: argument 'n' expected a non-negative number, got ", n);
   return eye_m_cpu(n, n, dtype, device);
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/promotion.h"
 #include "cpu/loops.h"
+#include "structured/clamp.h"
 #include "tensorc_gen/native_functions.h"
 
 namespace tc::native {
@@ -16,16 +17,10 @@ using cpu::opmath_t;
 
 // ---- clamp ----
 
-// A number bound in T's arithmetic type; integer bounds must fit T, as PyTorch checks.
+// A number bound in T's arithmetic type (structured::clamp_meta checked that
+// an integer bound fits).
 template <class T>
-opmath_t<T> bound_value(const Scalar& s, ScalarType dt, const char* name) {
-  if constexpr (std::is_integral_v<T>) {
-    if (s.is_integral()) {
-      const int64_t v = s.to_int();
-      TC_CHECK_ARG(v >= int64_t(std::numeric_limits<T>::lowest()) && v <= int64_t(std::numeric_limits<T>::max()), name,
-                   ": value ", v, " cannot be converted to type ", dt, " without overflow");
-    }
-  }
+opmath_t<T> bound_value(const Scalar& s) {
   return s.to<opmath_t<T>>();
 }
 
@@ -67,13 +62,7 @@ T clamp_one(T a, T bound) {
 
 Tensor clamp_numbers(const Tensor& self, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi,
                      const char* name) {
-  cpu::check_defined(self, name, "self");
-  TC_CHECK_ARG(lo || hi, name, ": at least one of 'min' or 'max' must not be None");
-  ResultTypeState st;
-  st.add(self);
-  if (lo) st.add(*lo);
-  if (hi) st.add(*hi);
-  const ScalarType dt = st.result();
+  const ScalarType dt = structured::clamp_meta(self, lo, hi, name);
   Tensor out;
   TensorIter it(name);
   it.add_output(out).add_input(self).compute_dtype(dt);
@@ -81,17 +70,17 @@ Tensor clamp_numbers(const Tensor& self, const std::optional<Scalar>& lo, const 
   TC_DISPATCH_ALL_TYPES(dt, name, [&] {
     using A = opmath_t<scalar_t>;
     if (lo && hi) {
-      const A l = bound_value<scalar_t>(*lo, dt, name), h = bound_value<scalar_t>(*hi, dt, name);
+      const A l = bound_value<scalar_t>(*lo), h = bound_value<scalar_t>(*hi);
       if (is_nan(l) || is_nan(h)) {
         cpu_kernel(it, [](scalar_t) -> scalar_t { return scalar_t(std::numeric_limits<A>::quiet_NaN()); });
       } else {
         cpu_kernel(it, [l, h](scalar_t a) -> scalar_t { return scalar_t(lower_to(raise_to(A(a), l), h)); });
       }
     } else if (lo) {
-      const A l = bound_value<scalar_t>(*lo, dt, name);
+      const A l = bound_value<scalar_t>(*lo);
       cpu_kernel(it, [l](scalar_t a) -> scalar_t { return scalar_t(raise_to(A(a), l)); });
     } else {
-      const A h = bound_value<scalar_t>(*hi, dt, name);
+      const A h = bound_value<scalar_t>(*hi);
       cpu_kernel(it, [h](scalar_t a) -> scalar_t { return scalar_t(lower_to(A(a), h)); });
     }
   });

@@ -3,8 +3,9 @@
 // var / std (two passes: the mean, then the sum of squared deviations),
 // argmax / argmin and max.dim / min.dim (the extreme, then the first
 // position holding it), mse_loss and its backward, cat / stack (each input
-// copied into its slice), flip (an index_select per flipped dim). Each
-// follows its CPU kernel's rules and messages (the shared meta steps).
+// copied into its slice), flip (an index_select per flipped dim), clamp
+// (comparisons and where, with the CPU loop's NaN rules). Each follows its
+// CPU kernel's rules and messages (the shared meta steps).
 #include <algorithm>
 #include <limits>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "cuda/composed.h"
 #include "cuda/runtime.h"
 #include "structured/cat.h"
+#include "structured/clamp.h"
 #include "structured/index.h"
 #include "structured/nn.h"
 #include "structured/reduce_plan.h"
@@ -241,6 +243,77 @@ Tensor mse_loss_backward_cuda(const Tensor& grad_output, const Tensor& self, con
   const Tensor d = tc::sub(self, target);
   const double norm = reduction == structured::kReductionMean ? 2.0 / double(self.numel()) : 2.0;
   return tc::mul(tc::mul(d, grad_output), Scalar(norm));
+}
+
+// ---- clamp: where(x < lo, lo, x), then where(hi < x, hi, x), as the CPU
+// loop's comparisons (a NaN x is kept; a NaN tensor bound propagates) ----
+namespace {
+
+Tensor in_dtype(const Tensor& t, ScalarType dt) { return t.dtype() == dt ? t : tc::_to_copy(t, dt); }
+// A number as a 0-dim CPU tensor of dt: a host operand of the device ops.
+Tensor host_value(const Scalar& v, ScalarType dt) { return tc::full({}, v, dt, Device(DeviceType::CPU)); }
+Tensor host_nan(ScalarType dt) { return host_value(Scalar(std::numeric_limits<double>::quiet_NaN()), dt); }
+
+bool is_nan(const Scalar& s) { return s.is_floating_point() && s.to_double() != s.to_double(); }
+
+Tensor clamp_numbers(const Tensor& self, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi,
+                     const char* name) {
+  const ScalarType dt = structured::clamp_meta(self, lo, hi, name);
+  const Tensor x = in_dtype(self, dt);
+  if (lo && hi && is_floating(dt) && (is_nan(*lo) || is_nan(*hi)))
+    return tc::full_like(x, Scalar(std::numeric_limits<double>::quiet_NaN()));
+  Tensor r = x;
+  if (lo) r = tc::where(tc::lt(r, *lo), host_value(*lo, dt), r);
+  if (hi) r = tc::where(tc::gt(r, *hi), host_value(*hi, dt), r);
+  return r;
+}
+
+Tensor clamp_tensors(const Tensor& self, const std::optional<Tensor>& lo, const std::optional<Tensor>& hi,
+                     const char* name) {
+  const bool has_lo = lo && lo->defined(), has_hi = hi && hi->defined();
+  TC_CHECK_ARG(self.defined(), name, ": argument 'self' is an undefined tensor");
+  TC_CHECK_ARG(has_lo || has_hi, name, ": at least one of 'min' or 'max' must not be None");
+  ScalarType dt = self.dtype();
+  if (has_lo && has_hi)
+    dt = result_type({self, *lo, *hi});
+  else
+    dt = result_type({self, has_lo ? *lo : *hi});
+  TC_CHECK_TYPE(dt != ScalarType::Bool, name, ": unsupported dtype ", dt);  // as the CPU loop's dispatch
+  const Tensor x = in_dtype(self, dt);
+  const Tensor l = has_lo ? in_dtype(*lo, dt) : Tensor(), h = has_hi ? in_dtype(*hi, dt) : Tensor();
+  Tensor r = x;
+  if (has_lo) r = tc::where(tc::lt(r, l), l, r);
+  if (has_hi) r = tc::where(tc::lt(h, r), h, r);
+  if (is_floating(dt)) {
+    // The CPU loop: with both bounds a NaN bound makes NaN; with one, it
+    // propagates as torch.maximum does.
+    if (has_lo && has_hi)
+      r = tc::where(tc::logical_or(tc::isnan(l), tc::isnan(h)), host_nan(dt), r);
+    else
+      r = tc::where(tc::isnan(has_lo ? l : h), has_lo ? l : h, r);
+  }
+  return r;
+}
+
+}  // namespace
+
+Tensor clamp_cuda(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  return clamp_numbers(self, min, max, "clamp");
+}
+Tensor clamp_tensor_cuda(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  return clamp_tensors(self, min, max, "clamp");
+}
+Tensor clamp_min_cuda(const Tensor& self, const Scalar& min) {
+  return clamp_numbers(self, min, std::nullopt, "clamp_min");
+}
+Tensor clamp_min_tensor_cuda(const Tensor& self, const Tensor& min) {
+  return clamp_tensors(self, min, std::nullopt, "clamp_min");
+}
+Tensor clamp_max_cuda(const Tensor& self, const Scalar& max) {
+  return clamp_numbers(self, std::nullopt, max, "clamp_max");
+}
+Tensor clamp_max_tensor_cuda(const Tensor& self, const Tensor& max) {
+  return clamp_tensors(self, std::nullopt, max, "clamp_max");
 }
 
 }  // namespace tc::native

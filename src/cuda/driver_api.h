@@ -167,6 +167,21 @@ struct RandomArgs {
   char* data = nullptr;
 };
 
+// arange and linspace (src/structured/range.h) into a contiguous output of
+// n elements of `dtype`. arange: start + step * i, in int64 (istart, istep)
+// when integral, else in double; linspace: the symmetric formula from start
+// (a) to end (z) by step, accumulated in double or float.
+struct RangeArgs {
+  int dtype = 0;
+  bool linspace = false;
+  bool integral = false;
+  bool in_double = true;
+  long long istart = 0, istep = 0;
+  double start = 0, step = 0, end = 0;
+  int64_t n = 0;
+  char* data = nullptr;
+};
+
 // One (batched) matrix product in cuBLAS's column-major terms:
 //   C[i] = alpha * op(A[i]) @ op(B[i]) + beta * C[i],  i < batch,
 // op(X) = X, or X transposed when trans_X; op(A) is m x k, op(B) k x n, C
@@ -235,6 +250,8 @@ struct DriverApi {
   int (*launch_reduce)(const ReduceArgs* args, Stream stream);
   // A random fill (RandomArgs) over g.
   int (*launch_random)(const RandomArgs* args, const Geometry* g, Stream stream);
+  // arange / linspace (RangeArgs).
+  int (*launch_range)(const RangeArgs* args, Stream stream);
   // The GEMM above on cuBLAS (a handle per device and thread, on `stream`).
   int (*gemm)(const GemmArgs* args, Stream stream);
   // "cudaErrorName (text)" or "CUBLAS_STATUS_NAME (text)" for a code returned above.

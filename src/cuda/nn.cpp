@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// softmax, log_softmax (forward and backward) and nll_loss (forward and
-// backward) on CUDA, after the meta steps every backend shares
+// softmax, log_softmax, nll_loss and layer_norm (forward and backward) on
+// CUDA, after the meta steps every backend shares
 // (structured/nn.h). For now each is composed of CUDA ops that exist
-// (amax, sum, exp, log, gather, comparisons, arithmetic): correct on every
+// (amax, sum, mean, exp, log, sqrt, gather, comparisons, arithmetic, dtype
+// conversions): correct on every
 // layout and dtype, a few launches instead of one fused kernel.
 #include "core/error.h"
 #include "cuda/composed.h"
@@ -130,6 +131,91 @@ Tensor nll_loss_backward_cuda(const Tensor& grad_output, const Tensor& self, con
   const Tensor hit = tc::mul(tc::_to_copy(onehot, self.dtype()), tc::unsqueeze(r.kept, 1));  // 0/1, kept rows only
   const Tensor grad = cuda::select_or_zero(tc::expand(tc::unsqueeze(coef, 1), hit.sizes()), hit);
   return s.batched ? grad : tc::squeeze(grad, 0);
+}
+
+// ---- layer_norm: the CPU kernel's arithmetic, op by op ----
+// Row statistics and the weight/bias gradients in float64, element math in
+// float32 (float64 for float64), as the CPU kernel computes them.
+namespace {
+
+Tensor as(const Tensor& t, ScalarType dt) { return t.dtype() == dt ? t : tc::_to_copy(t, dt); }
+ScalarType element_dtype(ScalarType dt) { return dt == ScalarType::Float64 ? dt : ScalarType::Float32; }
+Tensor rows(const Tensor& t, int64_t m, int64_t n) {
+  const int64_t shape[2] = {m, n};
+  return tc::reshape(t, IntArrayRef(shape, 2));
+}
+Tensor row_mean64(const Tensor& t) {  // (M, N) -> (M, 1), in float64
+  const int64_t d1[1] = {1};
+  return tc::mean(as(t, ScalarType::Float64), IntArrayRef(d1, 1), true);
+}
+Tensor column_sum64(const Tensor& t, IntArrayRef shape, ScalarType dt) {  // (M, N) -> shape, summed in float64
+  const int64_t d0[1] = {0};
+  return as(tc::reshape(tc::sum(as(t, ScalarType::Float64), IntArrayRef(d0, 1)), shape), dt);
+}
+Tensor param(const std::optional<Tensor>& t, ScalarType dt, int64_t n) {
+  if (!t || !t->defined()) return Tensor();
+  const int64_t shape[1] = {n};
+  return tc::reshape(as(*t, dt), IntArrayRef(shape, 1));
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> layer_norm_cuda(const Tensor& input, IntArrayRef normalized_shape,
+                                                   const std::optional<Tensor>& weight,
+                                                   const std::optional<Tensor>& bias, double eps) {
+  const char* name = "native_layer_norm";
+  const structured::LayerNormShape s = structured::layer_norm_meta(name, input, normalized_shape, weight, bias);
+  const ScalarType dt = input.dtype(), ct = element_dtype(dt);
+  const DimVector stat_shape = structured::layer_norm_stat_shape(input, s.axis);
+  if (s.M == 0)
+    return {tc::empty_like(input), cuda::empty_on(stat_shape, dt, input.device()),
+            cuda::empty_on(stat_shape, dt, input.device())};
+  const Tensor x = rows(input, s.M, s.N);
+  const Tensor mu = row_mean64(x);
+  const Tensor centered = tc::sub(as(x, ScalarType::Float64), mu);
+  const Tensor var = row_mean64(tc::mul(centered, centered));
+  const Tensor r = tc::reciprocal(tc::sqrt(tc::add(var, Scalar(eps))));
+  Tensor y = tc::mul(tc::sub(as(x, ct), as(mu, ct)), as(r, ct));
+  if (const Tensor w = param(weight, ct, s.N); w.defined()) y = tc::mul(y, w);
+  if (const Tensor b = param(bias, ct, s.N); b.defined()) y = tc::add(y, b);
+  return {tc::reshape(as(y, dt), input.sizes()), tc::reshape(as(mu, dt), stat_shape),
+          tc::reshape(as(r, dt), stat_shape)};
+}
+
+// dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * weight,
+// xhat = (x - mean) * rstd; dweight = sum(dy * xhat), dbias = sum(dy) over rows.
+std::tuple<Tensor, Tensor, Tensor> layer_norm_backward_cuda(const Tensor& grad_out, const Tensor& input,
+                                                            IntArrayRef normalized_shape, const Tensor& mean,
+                                                            const Tensor& rstd, const std::optional<Tensor>& weight,
+                                                            const std::optional<Tensor>& bias,
+                                                            const std::vector<bool>& output_mask) {
+  const char* name = "native_layer_norm_backward";
+  const structured::LayerNormShape s = structured::layer_norm_meta(name, input, normalized_shape, weight, bias);
+  structured::layer_norm_backward_meta(name, grad_out, input, mean, rstd, output_mask, s);
+  const ScalarType dt = input.dtype(), ct = element_dtype(dt), f64 = ScalarType::Float64;
+  const Tensor x = rows(input, s.M, s.N), dy = rows(grad_out, s.M, s.N);
+  const Tensor m = rows(mean, s.M, 1), r = rows(rstd, s.M, 1);
+  Tensor dx, dw, db;
+  if (output_mask[0]) {
+    if (s.M == 0) {
+      dx = tc::empty_like(input);
+    } else {
+      Tensor g = as(dy, ct);
+      if (const Tensor w = param(weight, ct, s.N); w.defined()) g = tc::mul(g, w);
+      const Tensor mc = as(m, ct), rc = as(r, ct);
+      const Tensor xm = tc::sub(as(x, ct), mc);
+      const Tensor a = as(row_mean64(g), ct);
+      const Tensor c = as(row_mean64(tc::mul(tc::mul(g, xm), rc)), ct);
+      dx = tc::mul(rc, tc::sub(tc::sub(g, a), tc::mul(tc::mul(xm, rc), c)));
+      dx = tc::reshape(as(dx, dt), input.sizes());
+    }
+  }
+  if (output_mask[1]) {
+    const Tensor dy_xhat = tc::mul(tc::mul(as(dy, f64), tc::sub(as(x, f64), as(m, f64))), as(r, f64));
+    dw = column_sum64(dy_xhat, normalized_shape, weight && weight->defined() ? weight->dtype() : dt);
+  }
+  if (output_mask[2]) db = column_sum64(dy, normalized_shape, bias && bias->defined() ? bias->dtype() : dt);
+  return {dx, dw, db};
 }
 
 }  // namespace tc::native

@@ -102,4 +102,58 @@ void nll_backward_meta(const char* name, const Tensor& grad_output, const Tensor
                ": argument 'total_weight' expected a single-element tensor, got shape ", total_weight.sizes());
 }
 
+// ---- layer_norm ----
+
+namespace {
+void check_layer_norm_param(const char* name, const char* arg, const std::optional<Tensor>& t,
+                            IntArrayRef normalized_shape) {
+  if (!t || !t->defined()) return;
+  TC_CHECK_ARG(t->sizes() == normalized_shape, name, ": argument '", arg, "' expected shape ", normalized_shape,
+               " (normalized_shape), got ", t->sizes());
+  TC_CHECK_TYPE(is_floating(t->dtype()), name, ": argument '", arg, "' expected a floating point tensor, got ",
+                t->dtype());
+}
+}  // namespace
+
+LayerNormShape layer_norm_meta(const char* name, const Tensor& input, IntArrayRef normalized_shape,
+                               const std::optional<Tensor>& weight, const std::optional<Tensor>& bias) {
+  const int64_t nd = int64_t(normalized_shape.size()), dim = input.dim();
+  TC_CHECK_ARG(nd >= 1, name, ": argument 'normalized_shape' expected at least one dim, got ", normalized_shape);
+  TC_CHECK_TYPE(is_floating(input.dtype()), name, ": argument 'input' expected a floating point tensor, got ",
+                input.dtype());
+  bool ok = dim >= nd;
+  for (int64_t i = 0; ok && i < nd; ++i) ok = input.sizes()[size_t(dim - nd + i)] == normalized_shape[size_t(i)];
+  TC_CHECK_ARG(ok, name, ": argument 'input' expected a shape ending in normalized_shape ", normalized_shape, ", got ",
+               input.sizes());
+  check_layer_norm_param(name, "weight", weight, normalized_shape);
+  check_layer_norm_param(name, "bias", bias, normalized_shape);
+  LayerNormShape s;
+  s.axis = dim - nd;
+  for (int64_t d = 0; d < dim; ++d) (d < s.axis ? s.M : s.N) *= input.sizes()[size_t(d)];
+  return s;
+}
+
+void layer_norm_backward_meta(const char* name, const Tensor& grad_out, const Tensor& input, const Tensor& mean,
+                              const Tensor& rstd, const std::vector<bool>& output_mask, const LayerNormShape& s) {
+  TC_CHECK_ARG(output_mask.size() == 3, name, ": argument 'output_mask' expected 3 values, got ", output_mask.size());
+  TC_CHECK_ARG(grad_out.sizes() == input.sizes(), name, ": argument 'grad_out' expected shape ", input.sizes(),
+               " (the shape of input), got ", grad_out.sizes());
+  TC_CHECK_TYPE(grad_out.dtype() == input.dtype(), name, ": argument 'grad_out' expected dtype ", input.dtype(),
+                " (the dtype of input), got ", grad_out.dtype());
+  TC_CHECK_ARG(mean.numel() == s.M, name, ": argument 'mean' expected ", s.M, " elements (one per row), got shape ",
+               mean.sizes());
+  TC_CHECK_ARG(rstd.numel() == s.M, name, ": argument 'rstd' expected ", s.M, " elements (one per row), got shape ",
+               rstd.sizes());
+  TC_CHECK_TYPE(is_floating(mean.dtype()), name, ": argument 'mean' expected a floating point tensor, got ",
+                mean.dtype());
+  TC_CHECK_TYPE(is_floating(rstd.dtype()), name, ": argument 'rstd' expected a floating point tensor, got ",
+                rstd.dtype());
+}
+
+DimVector layer_norm_stat_shape(const Tensor& input, int64_t axis) {
+  DimVector shape(input.sizes());
+  for (size_t d = size_t(axis); d < shape.size(); ++d) shape[d] = 1;
+  return shape;
+}
+
 }  // namespace tc::structured

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The meta steps of the neural-network kernels every backend shares:
-// gelu's mode, softmax / log_softmax (forward and backward) and nll_loss, with ATen's
+// gelu's mode, softmax / log_softmax (forward and backward), nll_loss and
+// layer_norm, with ATen's
 // argument rules and messages.
 #pragma once
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "core/tensor.h"
 
@@ -51,5 +53,19 @@ Tensor checked_host_targets(const char* name, const Tensor& target, int64_t clas
 // per row (reduction none, batched) or a single one; total_weight one value.
 void nll_backward_meta(const char* name, const Tensor& grad_output, const Tensor& self, const Tensor& total_weight,
                        const NllShape& s, int64_t reduction);
+
+// native_layer_norm(_backward): input floating, its shape ending in
+// normalized_shape (at least one dim); weight and bias, when given, of that
+// shape and floating. The input is M rows of N elements from dim `axis` on.
+struct LayerNormShape {
+  int64_t M = 1, N = 1, axis = 0;
+};
+LayerNormShape layer_norm_meta(const char* name, const Tensor& input, IntArrayRef normalized_shape,
+                               const std::optional<Tensor>& weight, const std::optional<Tensor>& bias);
+// native_layer_norm_backward's other arguments against that shape.
+void layer_norm_backward_meta(const char* name, const Tensor& grad_out, const Tensor& input, const Tensor& mean,
+                              const Tensor& rstd, const std::vector<bool>& output_mask, const LayerNormShape& s);
+// The shape of mean and rstd: input's leading dims, then 1 per normalized dim.
+DimVector layer_norm_stat_shape(const Tensor& input, int64_t axis);
 
 }  // namespace tc::structured

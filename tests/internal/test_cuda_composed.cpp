@@ -280,3 +280,102 @@ TEST(CudaComposed, DropoutMatchesTheCpu) {
 }
 
 }  // namespace
+
+namespace {
+
+// layer_norm on CUDA is the CPU kernel's arithmetic op by op: forward and
+// every backward output agree, with and without weight and bias.
+TEST(CudaComposed, LayerNormMatchesTheCpu) {
+  std::vector<double> v(3 * 4 * 5), gv(v.size()), wv(20), bv(20);
+  for (size_t i = 0; i < v.size(); ++i) {
+    v[i] = std::sin(double(i) * 1.7) * 3 + double(i % 7) * 0.25;
+    gv[i] = std::cos(double(i) * 0.9);
+  }
+  for (size_t i = 0; i < 20; ++i) {
+    wv[i] = 0.5 + double(i) * 0.1;
+    bv[i] = -1 + double(i) * 0.05;
+  }
+  const int64_t norm[2] = {4, 5};
+  for (ScalarType dt : {ScalarType::Float64, ScalarType::Float32}) {
+    const double tol = dt == ScalarType::Float64 ? 1e-12 : 2e-6;
+    const Tensor x = from(v, {3, 4, 5}, dt), g = from(gv, {3, 4, 5}, dt);
+    for (bool affine : {true, false}) {
+      const std::optional<Tensor> w = affine ? std::optional<Tensor>(from(wv, {4, 5}, dt)) : std::nullopt;
+      const std::optional<Tensor> b = affine ? std::optional<Tensor>(from(bv, {4, 5}, dt)) : std::nullopt;
+      auto [y, mean, rstd] = native::layer_norm_cuda(x, IntArrayRef(norm, 2), w, b, 1e-5);
+      auto [wy, wmean, wrstd] = native::layer_norm_cpu(x, IntArrayRef(norm, 2), w, b, 1e-5);
+      expect_same(y, wy, tol);
+      expect_same(mean, wmean, tol);
+      expect_same(rstd, wrstd, tol);
+      const std::vector<bool> all = {true, true, true};
+      auto [dx, dw, db] = native::layer_norm_backward_cuda(g, x, IntArrayRef(norm, 2), wmean, wrstd, w, b, all);
+      auto [wdx, wdw, wdb] = native::layer_norm_backward_cpu(g, x, IntArrayRef(norm, 2), wmean, wrstd, w, b, all);
+      expect_same(dx, wdx, tol);
+      expect_same(dw, wdw, tol);
+      expect_same(db, wdb, tol);
+      const std::vector<bool> only_input = {true, false, false};
+      auto [dx2, dw2, db2] =
+          native::layer_norm_backward_cuda(g, x, IntArrayRef(norm, 2), wmean, wrstd, w, b, only_input);
+      EXPECT_TRUE(dx2.defined());
+      EXPECT_FALSE(dw2.defined());
+      EXPECT_FALSE(db2.defined());
+    }
+  }
+  const Tensor x = from(v, {3, 4, 5});
+  const int64_t wrong[1] = {4};
+  EXPECT_EQ(error_of([&] { native::layer_norm_cuda(x, IntArrayRef(wrong, 1), std::nullopt, std::nullopt, 1e-5); },
+                     ErrorCode::InvalidArgument),
+            error_of([&] { native::layer_norm_cpu(x, IntArrayRef(wrong, 1), std::nullopt, std::nullopt, 1e-5); },
+                     ErrorCode::InvalidArgument));
+  const Tensor empty = from({}, {0, 4, 5});
+  auto [ey, em, er] = native::layer_norm_cuda(empty, IntArrayRef(norm, 2), std::nullopt, std::nullopt, 1e-5);
+  EXPECT_EQ(shape(ey), (std::vector<int64_t>{0, 4, 5}));
+  EXPECT_EQ(shape(em), (std::vector<int64_t>{0, 1, 1}));
+}
+
+}  // namespace
+
+namespace {
+
+TEST(CudaComposed, ClampMatchesTheCpu) {
+  const Tensor f = from({1.5, kNaN, -3, 0.25, 7, -0.5}, {2, 3}, ScalarType::Float32);
+  const Tensor i = from({3, -2, 9, 0}, {4}, ScalarType::Int64);
+  const Tensor b = from({1, 0}, {2}, ScalarType::Bool);
+  const std::optional<Scalar> none;
+  const double nan = kNaN;
+  for (const Tensor& x : {f, i, b}) {
+    for (auto [lo, hi] :
+         std::vector<std::pair<std::optional<Scalar>, std::optional<Scalar>>>{{Scalar(0.5), none},
+                                                                              {none, Scalar(int64_t(2))},
+                                                                              {Scalar(int64_t(0)), Scalar(int64_t(-1))},
+                                                                              {Scalar(-1.0), Scalar(1.0)},
+                                                                              {Scalar(nan), Scalar(3.0)},
+                                                                              {Scalar(nan), none}}) {
+      expect_same(native::clamp_cuda(x, lo, hi), native::clamp_cpu(x, lo, hi), 0);
+    }
+  }
+  expect_same(native::clamp_min_cuda(i, Scalar(0.5)), native::clamp_min_cpu(i, Scalar(0.5)), 0);
+  expect_same(native::clamp_max_cuda(b, Scalar(int64_t(0))), native::clamp_max_cpu(b, Scalar(int64_t(0))), 0);
+  const Tensor lo = from({kNaN, 2, -1}, {3}, ScalarType::Float32), hi = from({3, 3, 0}, {3}, ScalarType::Float64);
+  const Tensor col = from({1, 5}, {2, 1}, ScalarType::Float32);
+  expect_same(native::clamp_tensor_cuda(col, lo, hi), native::clamp_tensor_cpu(col, lo, hi), 0);
+  expect_same(native::clamp_tensor_cuda(f, lo, std::nullopt), native::clamp_tensor_cpu(f, lo, std::nullopt), 0);
+  expect_same(native::clamp_tensor_cuda(f, std::nullopt, lo), native::clamp_tensor_cpu(f, std::nullopt, lo), 0);
+  expect_same(native::clamp_min_tensor_cuda(i, from({1.5}, {1})), native::clamp_min_tensor_cpu(i, from({1.5}, {1})), 0);
+  expect_same(native::clamp_max_tensor_cuda(i, from({2}, {1}, ScalarType::Int32)),
+              native::clamp_max_tensor_cpu(i, from({2}, {1}, ScalarType::Int32)), 0);
+  EXPECT_EQ(error_of([&] { native::clamp_cuda(i, none, none); }, ErrorCode::InvalidArgument),
+            error_of([&] { native::clamp_cpu(i, none, none); }, ErrorCode::InvalidArgument));
+  const Tensor u8 = from({3}, {1}, ScalarType::UInt8);
+  EXPECT_EQ(
+      error_of([&] { native::clamp_cuda(u8, Scalar(int64_t(-1)), Scalar(int64_t(300))); }, ErrorCode::InvalidArgument),
+      error_of([&] { native::clamp_cpu(u8, Scalar(int64_t(-1)), Scalar(int64_t(300))); }, ErrorCode::InvalidArgument));
+  EXPECT_EQ(error_of([&] { native::clamp_cuda(b, Scalar(true), none); }, ErrorCode::Type),
+            error_of([&] { native::clamp_cpu(b, Scalar(true), none); }, ErrorCode::Type));
+  EXPECT_EQ(error_of([&] { native::clamp_tensor_cuda(b, b, std::nullopt); }, ErrorCode::Type),
+            error_of([&] { native::clamp_tensor_cpu(b, b, std::nullopt); }, ErrorCode::Type));
+  EXPECT_EQ(error_of([&] { native::clamp_tensor_cuda(i, std::nullopt, std::nullopt); }, ErrorCode::InvalidArgument),
+            error_of([&] { native::clamp_tensor_cpu(i, std::nullopt, std::nullopt); }, ErrorCode::InvalidArgument));
+}
+
+}  // namespace

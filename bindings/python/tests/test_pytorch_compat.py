@@ -402,3 +402,24 @@ def test_cuda_random_fills_draw_the_cpus_numbers_and_gelu_matches():
         yc.sum().backward()
         yg.sum().backward()
         np.testing.assert_allclose(xg.grad.cpu().numpy(), xc.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.skipif(not tensorc.cuda.is_available(), reason="needs a CUDA device (none present)")
+def test_cuda_factories_clamp_and_layer_norm_match_the_cpu():
+    for args, kwargs in (((10,), {}), ((2, 11, 3), {}), ((0.5, 3.0, 0.25), {}), ((5, -7, -2), {}),
+                         ((0, 1, 0.1), {"dtype": tensorc.float64}), ((3,), {"dtype": tensorc.float16})):
+        assert tensorc.arange(*args, device="cuda", **kwargs).cpu().tolist() == tensorc.arange(*args,
+                                                                                               **kwargs).tolist()
+    for steps in (0, 1, 2, 7, 100):
+        for dtype in (tensorc.float32, tensorc.float64, tensorc.int64):
+            assert (tensorc.linspace(-3, 5, steps, dtype=dtype, device="cuda").cpu().tolist()
+                    == tensorc.linspace(-3, 5, steps, dtype=dtype).tolist())
+    assert tensorc.eye(3, 4, device="cuda").cpu().tolist() == tensorc.eye(3, 4).tolist()
+    x = tensorc.tensor([[1.5, float("nan"), -3.0], [0.25, 7.0, -0.5]])
+    for lo, hi in ((0.0, 1.0), (None, 2), (-1, None)):
+        np.testing.assert_array_equal(tensorc.clamp(x.cuda(), lo, hi).cpu().numpy(), tensorc.clamp(x, lo, hi).numpy())
+    ln_x = tensorc.randn(4, 6, 8)
+    ln = tensorc.nn.LayerNorm(8)
+    want = ln(ln_x)
+    got = ln.cuda()(ln_x.cuda())
+    np.testing.assert_allclose(got.detach().cpu().numpy(), want.detach().numpy(), rtol=1e-5, atol=1e-5)

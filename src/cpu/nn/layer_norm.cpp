@@ -19,6 +19,7 @@
 #include "core/shape.h"
 #include "core/tensor.h"
 #include "cpu/loops.h"
+#include "structured/nn.h"
 #include "tensorc_gen/native_functions.h"  // checks the kernels match the schema
 #include "tensorc_gen/ops.h"
 
@@ -27,44 +28,9 @@ namespace {
 
 using cpu::opmath_t;
 
-struct LnShape {
-  int64_t M = 1, N = 1, axis = 0;
-};
+using LnShape = structured::LayerNormShape;
 
 bool defined(const std::optional<Tensor>& t) { return t && t->defined(); }
-
-void check_param(const char* name, const char* arg, const std::optional<Tensor>& t, IntArrayRef normalized_shape) {
-  if (!defined(t)) return;
-  TC_CHECK_ARG(t->sizes() == normalized_shape, name, ": argument '", arg, "' expected shape ", normalized_shape,
-               " (normalized_shape), got ", t->sizes());
-  TC_CHECK_TYPE(is_floating(t->dtype()), name, ": argument '", arg, "' expected a floating point tensor, got ",
-                t->dtype());
-}
-
-LnShape check_layer_norm(const char* name, const Tensor& input, IntArrayRef normalized_shape,
-                         const std::optional<Tensor>& weight, const std::optional<Tensor>& bias) {
-  const int64_t nd = int64_t(normalized_shape.size()), dim = input.dim();
-  TC_CHECK_ARG(nd >= 1, name, ": argument 'normalized_shape' expected at least one dim, got ", normalized_shape);
-  TC_CHECK_TYPE(is_floating(input.dtype()), name, ": argument 'input' expected a floating point tensor, got ",
-                input.dtype());
-  bool ok = dim >= nd;
-  for (int64_t i = 0; ok && i < nd; ++i) ok = input.sizes()[size_t(dim - nd + i)] == normalized_shape[size_t(i)];
-  TC_CHECK_ARG(ok, name, ": argument 'input' expected a shape ending in normalized_shape ", normalized_shape, ", got ",
-               input.sizes());
-  check_param(name, "weight", weight, normalized_shape);
-  check_param(name, "bias", bias, normalized_shape);
-  LnShape s;
-  s.axis = dim - nd;
-  for (int64_t d = 0; d < dim; ++d) (d < s.axis ? s.M : s.N) *= input.sizes()[size_t(d)];
-  return s;
-}
-
-// input's leading dims, then 1 per normalized dim.
-DimVector stat_shape(const Tensor& input, int64_t axis) {
-  DimVector shape(input.sizes());
-  for (size_t d = size_t(axis); d < shape.size(); ++d) shape[d] = 1;
-  return shape;
-}
 
 ScalarType compute_dtype(ScalarType dt) {
   return dt == ScalarType::Float64 ? ScalarType::Float64 : ScalarType::Float32;
@@ -184,9 +150,9 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_cpu(const Tensor& input, IntArrayR
                                                   const std::optional<Tensor>& weight,
                                                   const std::optional<Tensor>& bias, double eps) {
   const char* name = "native_layer_norm";
-  const LnShape s = check_layer_norm(name, input, normalized_shape, weight, bias);
+  const LnShape s = structured::layer_norm_meta(name, input, normalized_shape, weight, bias);
   const ScalarType dt = input.dtype(), ct = compute_dtype(dt);
-  const DimVector sshape = stat_shape(input, s.axis);
+  const DimVector sshape = structured::layer_norm_stat_shape(input, s.axis);
   Tensor out = empty_tensor(input.sizes(), dt, input.device());
   Tensor mean = empty_tensor(sshape, dt, input.device());
   Tensor rstd = empty_tensor(sshape, dt, input.device());
@@ -202,20 +168,8 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward_cpu(const Tensor& grad_ou
                                                            const std::optional<Tensor>& bias,
                                                            const std::vector<bool>& output_mask) {
   const char* name = "native_layer_norm_backward";
-  const LnShape s = check_layer_norm(name, input, normalized_shape, weight, bias);
-  TC_CHECK_ARG(output_mask.size() == 3, name, ": argument 'output_mask' expected 3 values, got ", output_mask.size());
-  TC_CHECK_ARG(grad_out.sizes() == input.sizes(), name, ": argument 'grad_out' expected shape ", input.sizes(),
-               " (the shape of input), got ", grad_out.sizes());
-  TC_CHECK_TYPE(grad_out.dtype() == input.dtype(), name, ": argument 'grad_out' expected dtype ", input.dtype(),
-                " (the dtype of input), got ", grad_out.dtype());
-  TC_CHECK_ARG(mean.numel() == s.M, name, ": argument 'mean' expected ", s.M, " elements (one per row), got shape ",
-               mean.sizes());
-  TC_CHECK_ARG(rstd.numel() == s.M, name, ": argument 'rstd' expected ", s.M, " elements (one per row), got shape ",
-               rstd.sizes());
-  TC_CHECK_TYPE(is_floating(mean.dtype()), name, ": argument 'mean' expected a floating point tensor, got ",
-                mean.dtype());
-  TC_CHECK_TYPE(is_floating(rstd.dtype()), name, ": argument 'rstd' expected a floating point tensor, got ",
-                rstd.dtype());
+  const LnShape s = structured::layer_norm_meta(name, input, normalized_shape, weight, bias);
+  structured::layer_norm_backward_meta(name, grad_out, input, mean, rstd, output_mask, s);
   const ScalarType dt = input.dtype(), ct = compute_dtype(dt);
   const Device dev = input.device();
   Tensor dx, dw, db;

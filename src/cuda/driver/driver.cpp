@@ -98,11 +98,12 @@ constexpr DriverApi kApi = {device_count,
                             launch_gather,
                             launch_reduce,
                             launch_random,
+                            launch_range,
                             gemm,
                             error_string};
 // One initializer per entry, in the table's order: a new entry must be added
 // above too (this count moves with it).
-static_assert(sizeof(DriverApi) == 29 * sizeof(void*), "kApi must list every DriverApi entry");
+static_assert(sizeof(DriverApi) == 30 * sizeof(void*), "kApi must list every DriverApi entry");
 
 // Why CUDA is unusable, from cudaGetDeviceCount's error.
 std::string driver_problem(cudaError_t err) {

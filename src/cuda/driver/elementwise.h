@@ -13,6 +13,7 @@ int launch_pointwise(const PointwiseArgs* args, const Geometry* g, Stream stream
 int launch_gather(const GatherArgs* args, const Geometry* g, Stream stream);        // elementwise.cu
 int launch_reduce(const ReduceArgs* args, Stream stream);                           // reduce.cu
 int launch_random(const RandomArgs* args, const Geometry* g, Stream stream);        // random.cu
+int launch_range(const RangeArgs* args, Stream stream);                             // random.cu
 int gemm(const GemmArgs* args, Stream stream);                                      // blas.cpp
 const char* cublas_error_string(int code);  // blas.cpp: a code from gemm >= kCublasErrorBase
 

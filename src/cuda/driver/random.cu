@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The random fills: element i of the output (row-major over its logical
+// Fills computed from the element index: the random fills, element i of the
+// output (row-major over its logical
 // shape) draws from the Philox stream exactly as the CPU kernels do
 // (src/core/philox.h), so one generator state gives the same numbers on
 // both devices (up to the last bits of log, sin and cos for normals).
@@ -46,7 +47,45 @@ void launch_as(const RandomArgs& a, const Geometry& g, cudaStream_t s) {
     random_kernel<int64_t, Acc><<<blocks_for(g.numel), kThreads, 0, s>>>(a, g);
 }
 
+// arange / linspace: element i of a contiguous output. Products and sums are
+// rounded one by one (scale_shift), as the CPU computes them.
+template <class Index>
+__global__ void range_kernel(RangeArgs a) {
+  const Index n = Index(a.n), step = Index(gridDim.x) * Index(blockDim.x);
+  const int size = dtype_size(a.dtype);
+  for (Index i = Index(blockIdx.x) * Index(blockDim.x) + Index(threadIdx.x); i < n; i += step) {
+    char* p = a.data + int64_t(i) * size;
+    if (!a.linspace) {
+      if (a.integral)
+        store_as(p, a.dtype,
+                 (long long)((unsigned long long)a.istart + (unsigned long long)a.istep * (unsigned long long)i));
+      else
+        store_as(p, a.dtype, philox::scale_shift(double(i), a.step, a.start));
+    } else {
+      const bool low = int64_t(i) < a.n / 2;
+      const int64_t k = low ? int64_t(i) : a.n - int64_t(i) - 1;
+      if (a.in_double)
+        store_as(p, a.dtype, philox::scale_shift(double(k), low ? a.step : -a.step, low ? a.start : a.end));
+      else
+        store_as(
+            p, a.dtype,
+            philox::scale_shift(float(k), low ? float(a.step) : -float(a.step), low ? float(a.start) : float(a.end)));
+    }
+  }
+}
+
 }  // namespace
+
+int launch_range(const RangeArgs* args, Stream stream) {
+  if (args->n == 0) return 0;
+  if (args->data == nullptr || args->n < 0) return int(cudaErrorInvalidValue);
+  const cudaStream_t s = reinterpret_cast<cudaStream_t>(stream);
+  if (args->n < INT32_MAX - kMaxBlocks * kThreads)
+    range_kernel<int32_t><<<blocks_for(args->n), kThreads, 0, s>>>(*args);
+  else
+    range_kernel<int64_t><<<blocks_for(args->n), kThreads, 0, s>>>(*args);
+  return int(cudaGetLastError());
+}
 
 int launch_random(const RandomArgs* args, const Geometry* g, Stream stream) {
   if (g->numel == 0) return 0;
