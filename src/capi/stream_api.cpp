@@ -21,6 +21,20 @@ struct EventState {
 
 EventState* state_of(tc_event e) { return reinterpret_cast<EventState*>(e); }
 
+// What a query or a wait needs, read under the event's lock; the backend
+// call then runs without it, so a thread waiting on the GPU never blocks
+// another thread's record or query of the same event.
+struct Recorded {
+  bool recorded = false;
+  tc::DeviceHooks* hooks = nullptr;
+  int index = 0;
+  tc::EventId id = 0;
+};
+Recorded recorded(EventState& e) {
+  std::lock_guard<std::mutex> lock(e.mu);
+  return {e.recorded, e.hooks, e.device.index, e.id};
+}
+
 // The device a stream or tc_device argument names, resolved (index >= 0),
 // and its backend's hooks (nullptr for the CPU).
 tc::Device resolve(const tc_device& d, tc::DeviceHooks** hooks, const char* fn, const char* arg) {
@@ -187,9 +201,8 @@ TC_API tc_status tc_event_query(bool* out, tc_event event) {
   TC_CAPI_BEGIN
   TC_CAPI_NULL_CHECK(out, fn, "out");
   TC_CAPI_NULL_CHECK(event, fn, "event");
-  EventState& e = *state_of(event);
-  std::lock_guard<std::mutex> lock(e.mu);
-  *out = !e.recorded || e.hooks->query_event(e.device.index, e.id);
+  const Recorded r = recorded(*state_of(event));
+  *out = !r.recorded || r.hooks->query_event(r.index, r.id);
   TC_CAPI_END(fn)
 }
 
@@ -197,9 +210,8 @@ TC_API tc_status tc_event_synchronize(tc_event event) {
   constexpr const char* fn = "tc_event_synchronize";
   TC_CAPI_BEGIN
   TC_CAPI_NULL_CHECK(event, fn, "event");
-  EventState& e = *state_of(event);
-  std::lock_guard<std::mutex> lock(e.mu);
-  if (e.recorded) e.hooks->synchronize_event(e.device.index, e.id);
+  const Recorded r = recorded(*state_of(event));
+  if (r.recorded) r.hooks->synchronize_event(r.index, r.id);
   TC_CAPI_END(fn)
 }
 

@@ -100,6 +100,7 @@ enum class PointwiseOp : int {
 struct PointwiseArgs {
   int op = 0;       // a PointwiseOp
   int compute = 0;  // float32, float64 or int64 (every integer dtype and bool)
+  int common = 0;   // the iteration's common dtype: each input is rounded to it first, as the CPU casts it
   int noperands = 0;
   char* data[kMaxOperands] = {};
   int dtype[kMaxOperands] = {};

@@ -99,12 +99,20 @@ PointwiseArgs pointwise_args(const TensorIter& it, PointwiseOp kind, const Scala
   PointwiseArgs a;
   a.op = int(kind);
   a.compute = compute_code(it.common_dtype(), "pointwise");
+  a.common = int(it.common_dtype());
   a.noperands = it.ntensors();
   const bool floating = a.compute != int(ScalarType::Int64);
   for (int k = 0; k < it.ntensors(); ++k) {
     a.dtype[k] = int(it.dtype(k));
     if (k >= it.noutputs() && it.on_host(k)) {
-      const Scalar v = read_scalar(it.data(k), it.dtype(k));
+      // A host value, rounded to the common dtype as the device loop rounds
+      // its tensor inputs (and the CPU loop every input).
+      Scalar v = read_scalar(it.data(k), it.dtype(k));
+      if (it.dtype(k) != it.common_dtype()) {
+        alignas(8) unsigned char rounded[8] = {0};
+        write_scalar(rounded, it.common_dtype(), v);
+        v = read_scalar(rounded, it.common_dtype());
+      }
       if (floating)
         a.fvalue[k] = v.to_double();
       else

@@ -100,8 +100,22 @@ Tensor randn_cuda(IntArrayRef size, std::optional<Generator> generator, std::opt
   return t;
 }
 
+namespace {
+
+// x * mask * scale as the CPU's apply_mask computes it: in float32 for
+// float16/bfloat16 (the scale is not rounded to them), in x's dtype otherwise.
+Tensor masked_scale(const Tensor& x, const Tensor& mask, double scale) {
+  const ScalarType dt = x.dtype();
+  const bool narrow = dt == ScalarType::Float16 || dt == ScalarType::BFloat16;
+  const Tensor xc = narrow ? tc::_to_copy(x, ScalarType::Float32) : x;
+  const Tensor y = tc::mul(tc::mul(xc, mask), Scalar(scale));
+  return narrow ? tc::_to_copy(y, dt) : y;
+}
+
+}  // namespace
+
 // Dropout as on the CPU: a bool keep-mask from bernoulli_(1 - p), then
-// input * mask * (1 / (1 - p)) (two pointwise launches here, one there).
+// input * mask * (1 / (1 - p)) (a few pointwise launches here, one there).
 std::tuple<Tensor, Tensor> native_dropout_cuda(const Tensor& input, double p, std::optional<bool> train) {
   const char* name = "native_dropout";
   TC_CHECK_ARG(p >= 0.0 && p <= 1.0, name, ": argument 'p' expected a dropout probability in [0, 1], got ", p);
@@ -112,7 +126,7 @@ std::tuple<Tensor, Tensor> native_dropout_cuda(const Tensor& input, double p, st
   if (input.numel() == 0) return {cuda::empty_on(input.sizes(), input.dtype(), input.device()), mask};
   const double keep = 1.0 - p;
   tc::bernoulli_(mask, keep);
-  return {tc::mul(tc::mul(input, mask), Scalar(keep == 0.0 ? 0.0 : 1.0 / keep)), mask};
+  return {masked_scale(input, mask, keep == 0.0 ? 0.0 : 1.0 / keep), mask};
 }
 
 Tensor native_dropout_backward_cuda(const Tensor& grad_output, const Tensor& mask, double scale) {
@@ -120,7 +134,7 @@ Tensor native_dropout_backward_cuda(const Tensor& grad_output, const Tensor& mas
   TC_CHECK_TYPE(mask.dtype() == ScalarType::Bool, name, ": argument 'mask' expected a bool tensor, got ", mask.dtype());
   TC_CHECK_TYPE(is_floating(grad_output.dtype()), name,
                 ": argument 'grad_output' expected a floating point tensor, got ", grad_output.dtype());
-  return tc::mul(tc::mul(grad_output, mask), Scalar(scale));
+  return masked_scale(grad_output, mask, scale);
 }
 
 }  // namespace tc::native

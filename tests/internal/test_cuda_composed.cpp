@@ -259,6 +259,17 @@ namespace {
 // Dropout on CUDA is bernoulli_ and two multiplications: from one generator
 // state it keeps the same elements and scales them as the CPU kernel does.
 TEST(CudaComposed, DropoutMatchesTheCpu) {
+  for (ScalarType dt : {ScalarType::Float32, ScalarType::Float16, ScalarType::BFloat16}) {
+    // In float16/bfloat16 the scale stays in float32, as the CPU applies it.
+    const Tensor x = from({1, -2, 3.5, 4, 0.25, -6, 7, 8, 9, 10, -11, 12}, {3, 4}, dt);
+    manual_seed(3);
+    auto [want, want_mask] = native::native_dropout_cpu(x, 0.1, true);
+    manual_seed(3);
+    auto [got, got_mask] = native::native_dropout_cuda(x, 0.1, true);
+    expect_same(got, want, 0);
+    expect_same(native::native_dropout_backward_cuda(x, want_mask, 1.0 / 0.9),
+                native::native_dropout_backward_cpu(x, want_mask, 1.0 / 0.9), 0);
+  }
   const Tensor x = from({1, -2, 3.5, 4, 0.25, -6, 7, 8, 9, 10, -11, 12}, {3, 4}, ScalarType::Float32);
   for (double p : {0.0, 0.3, 1.0}) {
     manual_seed(7);

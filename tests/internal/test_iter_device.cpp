@@ -256,6 +256,29 @@ TEST_F(IterOnDevice, CudaGeometryAndArgumentsFromThePlan) {
   EXPECT_EQ(a3.dtype[0], int(ScalarType::Int16));
   EXPECT_EQ(a3.ivalue[2], 7);
   EXPECT_EQ(a3.ialpha, 2);
+
+  // Every input is rounded to the common dtype first, as the CPU loop casts
+  // it: the driver gets the common dtype, and a host value arrives rounded
+  // (0.1 as float16; 300 as int8 wraps to 44).
+  Tensor h = on_device({4}, ScalarType::Float16);
+  Tensor tenth = empty_tensor({}, ScalarType::Float64), out4;
+  write_scalar(tenth.data_ptr(), ScalarType::Float64, Scalar(0.1));
+  TensorIter it4("mul");
+  it4.add_output(out4).add_input(h).add_input(tenth).promote_inputs();
+  it4.build();
+  const cuda::PointwiseArgs a4 = cuda::pointwise_args(it4, cuda::PointwiseOp::Mul, Scalar(int64_t(1)));
+  EXPECT_EQ(a4.common, int(ScalarType::Float16));
+  EXPECT_EQ(a4.compute, int(ScalarType::Float32));
+  EXPECT_EQ(a4.fvalue[2], 0.0999755859375);
+  Tensor i8 = on_device({4}, ScalarType::Int8);
+  Tensor big = empty_tensor({}, ScalarType::Int64), out5;
+  write_scalar(big.data_ptr(), ScalarType::Int64, Scalar(int64_t(300)));
+  TensorIter it5("add");
+  it5.add_output(out5).add_input(i8).add_input(big).promote_inputs();
+  it5.build();
+  const cuda::PointwiseArgs a5 = cuda::pointwise_args(it5, cuda::PointwiseOp::Add, Scalar(int64_t(1)));
+  EXPECT_EQ(a5.common, int(ScalarType::Int8));
+  EXPECT_EQ(a5.ivalue[2], 44);
 }
 
 TEST_F(IterOnDevice, CudaLoopsRefuseOtherDevices) {

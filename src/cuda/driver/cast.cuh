@@ -22,11 +22,11 @@ __device__ inline bool from_double<bool>(double v) {
 }
 template <>
 __device__ inline __half from_double<__half>(double v) {
-  return __double2half(v);
+  return __float2half_rn(float(v));  // through float, as the CPU's Half(float(v)): the same double rounding
 }
 template <>
 __device__ inline __nv_bfloat16 from_double<__nv_bfloat16>(double v) {
-  return __double2bfloat16(v);
+  return __float2bfloat16_rn(float(v));  // through float, as the CPU's BFloat16(float(v))
 }
 template <class T>
 __device__ inline T from_int(long long v) {

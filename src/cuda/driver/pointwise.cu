@@ -37,6 +37,7 @@ TC_FLOAT_FN(f_sinh, sinhf, sinh)
 TC_FLOAT_FN(f_cosh, coshf, cosh)
 TC_FLOAT_FN(f_tanh, tanhf, tanh)
 TC_FLOAT_FN(f_erf, erff, erf)
+TC_FLOAT_FN(f_erfc, erfcf, erfc)
 TC_FLOAT_FN(f_abs, fabsf, fabs)
 TC_FLOAT_FN(f_floor, floorf, floor)
 TC_FLOAT_FN(f_ceil, ceilf, ceil)
@@ -130,10 +131,13 @@ __device__ inline C apply(int op, C a, C b, C alpha) {
       case PointwiseOp::Minimum:
         if (a != a || b != b) return a != a ? a : b;
         return a < b ? a : b;
-      case PointwiseOp::Gelu: return a * C(0.5) * (C(1) + f_erf(a * C(M_SQRT1_2)));
+      // The forms without the cancellation of 1 + erf / 1 + tanh for x < 0,
+      // as the CPU's float loops: x Phi(x) = x/2 erfc(-x / sqrt 2) and
+      // x/2 (1 + tanh u) = x / (1 + exp(-2u)).
+      case PointwiseOp::Gelu: return C(0.5) * a * f_erfc(-a * C(M_SQRT1_2));
       case PointwiseOp::GeluTanh: {
         const C beta = C(M_SQRT2 * M_2_SQRTPI * 0.5), kappa = C(0.044715);
-        return C(0.5) * a * (C(1) + f_tanh(beta * (a + kappa * a * a * a)));
+        return a / (C(1) + f_exp(C(-2) * beta * (a + kappa * a * a * a)));
       }
       case PointwiseOp::GeluBackward: {
         // d/dx [x Phi(x)] = Phi(x) + x phi(x)
@@ -180,6 +184,28 @@ __device__ inline C apply(int op, C a, C b, C alpha) {
   }
 }
 
+// v (an input loaded in the compute type) rounded to the common dtype, as
+// the CPU loop casts every input to it before computing: a float32 input of a
+// float16 computation is rounded to float16, an int64 0-dim input of an int8
+// one wraps to int8.
+template <class C>
+__device__ inline C through_common(C v, int common) {
+  if constexpr (std::is_floating_point_v<C>) {
+    if (common == kFloat16) return C(__half2float(__float2half_rn(float(v))));
+    if (common == kBFloat16) return C(__bfloat162float(__float2bfloat16_rn(float(v))));
+    return v;
+  } else {
+    switch (common) {
+      case kBool: return v != 0 ? 1 : 0;
+      case kUInt8: return (long long)(uint8_t)(unsigned long long)v;
+      case kInt8: return (long long)(int8_t)(unsigned long long)v;
+      case kInt16: return (long long)(int16_t)(unsigned long long)v;
+      case kInt32: return (long long)(int32_t)(unsigned long long)v;
+      default: return v;
+    }
+  }
+}
+
 template <class C>
 __device__ inline C host_value(const PointwiseArgs& a, int k) {
   if constexpr (std::is_floating_point_v<C>)
@@ -200,9 +226,17 @@ __global__ void pointwise_kernel(PointwiseArgs args, Geometry g) {
   for (Index i = Index(blockIdx.x) * Index(blockDim.x) + Index(threadIdx.x); i < n; i += step) {
     Index o[N];
     offsets<N>(g, i, o);
-    const C a = args.data[1] ? load_as<C>(args.data[1] + o[1], args.dtype[1]) : a_host;
-    C b = C(0);
-    if constexpr (N > 2) b = args.data[2] ? load_as<C>(args.data[2] + o[2], args.dtype[2]) : b_host;
+    C a = a_host, b = b_host;
+    if (args.data[1]) {
+      a = load_as<C>(args.data[1] + o[1], args.dtype[1]);
+      if (args.dtype[1] != args.common) a = through_common(a, args.common);
+    }
+    if constexpr (N > 2) {
+      if (args.data[2]) {
+        b = load_as<C>(args.data[2] + o[2], args.dtype[2]);
+        if (args.dtype[2] != args.common) b = through_common(b, args.common);
+      }
+    }
     store_as(args.data[0] + o[0], args.dtype[0], apply<C>(args.op, a, b, alpha));
   }
 }

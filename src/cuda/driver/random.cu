@@ -23,7 +23,7 @@ __device__ inline Acc draw(const RandomArgs& a, uint64_t i) {
       const Acc rad = sqrt(Acc(-2) * log(u1));
       const Acc angle = Acc(6.283185307179586) * u2;
       const Acc z = (i & 1) ? sin(angle) * rad : cos(angle) * rad;
-      return Acc(a.a) + Acc(a.b) * z;
+      return philox::scale_shift(z, Acc(a.b), Acc(a.a));  // mean + std * z, rounded twice as on the CPU
     }
     default: return philox::bernoulli(a.key, a.counter, i, a.a) ? Acc(1) : Acc(0);
   }
