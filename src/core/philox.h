@@ -113,10 +113,10 @@ TC_HOST_DEVICE inline void normal_uniforms(uint64_t key, uint64_t first, uint64_
     *u2 = float(int32_t(word(key, first, 2 * k + 1) >> 8)) * 0x1p-24f;
   }
 }
+// Counters a fill of n elements of `words` words each reserves.
+inline uint64_t counters(int64_t n, int words) { return (uint64_t(n) * uint64_t(words) + 3) / 4; }
 // Counters a normal fill of n elements reserves: pairs of 2 (float) or 4
 // (double) words.
-inline uint64_t normal_counters(int64_t n, bool double_acc) {
-  return (uint64_t((n + 1) / 2) * (double_acc ? 4u : 2u) + 3) / 4;
-}
+inline uint64_t normal_counters(int64_t n, bool double_acc) { return counters((n + 1) / 2, double_acc ? 4 : 2); }
 
 }  // namespace tc::philox

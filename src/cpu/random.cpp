@@ -13,6 +13,7 @@
 
 #include "core/generator.h"
 #include "core/parallel.h"
+#include "core/philox.h"
 #include "core/sanitize.h"
 #include "core/shape.h"
 #include "core/tensor.h"
@@ -35,9 +36,7 @@ Device cpu_device(const char* op, std::optional<Device> device) {
 GeneratorImpl* gen_of(const std::optional<Generator>& g) { return generator_or_default(g ? &*g : nullptr); }
 
 // Reserves the counters for n elements of `words` 32-bit words each.
-PhiloxState reserve(GeneratorImpl* g, int64_t n, int words) {
-  return g->reserve_state((uint64_t(n) * uint64_t(words) + 3) / 4);
-}
+PhiloxState reserve(GeneratorImpl* g, int64_t n, int words) { return g->reserve_state(philox::counters(n, words)); }
 
 // Sequential reader of words [w, end) of one Philox stream (32-bit words,
 // four per counter value), generated a buffer of blocks at a time.

@@ -88,8 +88,8 @@ Tensor clamp_numbers(const Tensor& self, const std::optional<Scalar>& lo, const 
 }
 
 Tensor clamp_tensors(const Tensor& self, const Tensor* lo, const Tensor* hi, const char* name) {
+  structured::clamp_tensors_meta(self, lo, hi, name);
   const bool has_lo = lo && lo->defined(), has_hi = hi && hi->defined();
-  TC_CHECK_ARG(has_lo || has_hi, name, ": at least one of 'min' or 'max' must not be None");
   Tensor out;
   TensorIter it(name);
   it.add_output(out).add_input(self);

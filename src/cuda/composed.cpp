@@ -270,15 +270,8 @@ Tensor clamp_numbers(const Tensor& self, const std::optional<Scalar>& lo, const 
 
 Tensor clamp_tensors(const Tensor& self, const std::optional<Tensor>& lo, const std::optional<Tensor>& hi,
                      const char* name) {
+  const ScalarType dt = structured::clamp_tensors_meta(self, lo ? &*lo : nullptr, hi ? &*hi : nullptr, name);
   const bool has_lo = lo && lo->defined(), has_hi = hi && hi->defined();
-  TC_CHECK_ARG(self.defined(), name, ": argument 'self' is an undefined tensor");
-  TC_CHECK_ARG(has_lo || has_hi, name, ": at least one of 'min' or 'max' must not be None");
-  ScalarType dt = self.dtype();
-  if (has_lo && has_hi)
-    dt = result_type({self, *lo, *hi});
-  else
-    dt = result_type({self, has_lo ? *lo : *hi});
-  TC_CHECK_TYPE(dt != ScalarType::Bool, name, ": unsupported dtype ", dt);  // as the CPU loop's dispatch
   const Tensor x = in_dtype(self, dt);
   const Tensor l = has_lo ? in_dtype(*lo, dt) : Tensor(), h = has_hi ? in_dtype(*hi, dt) : Tensor();
   Tensor r = x;

@@ -49,11 +49,9 @@ Tensor random_factory(const char* op, IntArrayRef size, std::optional<ScalarType
   return cuda::empty_on(size, dt, Device(DeviceType::CUDA, index));
 }
 
-uint64_t counters_for(int64_t n, int words) { return (uint64_t(n) * uint64_t(words) + 3) / 4; }
-
 void uniform_fill(Tensor& t, double from, double to, GeneratorImpl* g, const char* op) {
   const int words = structured::uniform_digits(t.dtype()) > 32 ? 2 : 1;
-  launch_random(t, cuda::RandomKind::Uniform, counters_for(t.numel(), words), from, to - from, g, op);
+  launch_random(t, cuda::RandomKind::Uniform, philox::counters(t.numel(), words), from, to - from, g, op);
 }
 
 void normal_fill(Tensor& t, double mean, double std, GeneratorImpl* g, const char* op) {
@@ -80,7 +78,7 @@ Tensor& normal_cuda_(Tensor& self, double mean, double std, std::optional<Genera
 Tensor& bernoulli_float_cuda_(Tensor& self, double p, std::optional<Generator> generator) {
   structured::check_random_inplace("bernoulli_", self);
   structured::check_probability(p, "bernoulli_", "p");
-  launch_random(self, cuda::RandomKind::Bernoulli, counters_for(self.numel(), 1), p, 0, gen_of(generator),
+  launch_random(self, cuda::RandomKind::Bernoulli, philox::counters(self.numel(), 1), p, 0, gen_of(generator),
                 "bernoulli_");
   self.bump_version();
   return self;
@@ -117,11 +115,7 @@ Tensor masked_scale(const Tensor& x, const Tensor& mask, double scale) {
 // Dropout as on the CPU: a bool keep-mask from bernoulli_(1 - p), then
 // input * mask * (1 / (1 - p)) (a few pointwise launches here, one there).
 std::tuple<Tensor, Tensor> native_dropout_cuda(const Tensor& input, double p, std::optional<bool> train) {
-  const char* name = "native_dropout";
-  TC_CHECK_ARG(p >= 0.0 && p <= 1.0, name, ": argument 'p' expected a dropout probability in [0, 1], got ", p);
-  if (train.has_value() && !*train) return {tc::clone(input), tc::ones_like(input, ScalarType::Bool)};
-  TC_CHECK_TYPE(is_floating(input.dtype()), name, ": argument 'input' expected a floating point tensor, got ",
-                input.dtype());
+  if (!structured::check_dropout(input, p, train)) return {tc::clone(input), tc::ones_like(input, ScalarType::Bool)};
   Tensor mask = cuda::empty_on(input.sizes(), ScalarType::Bool, input.device());
   if (input.numel() == 0) return {cuda::empty_on(input.sizes(), input.dtype(), input.device()), mask};
   const double keep = 1.0 - p;
@@ -130,10 +124,7 @@ std::tuple<Tensor, Tensor> native_dropout_cuda(const Tensor& input, double p, st
 }
 
 Tensor native_dropout_backward_cuda(const Tensor& grad_output, const Tensor& mask, double scale) {
-  const char* name = "native_dropout_backward";
-  TC_CHECK_TYPE(mask.dtype() == ScalarType::Bool, name, ": argument 'mask' expected a bool tensor, got ", mask.dtype());
-  TC_CHECK_TYPE(is_floating(grad_output.dtype()), name,
-                ": argument 'grad_output' expected a floating point tensor, got ", grad_output.dtype());
+  structured::check_dropout_backward(grad_output, mask);
   return masked_scale(grad_output, mask, scale);
 }
 

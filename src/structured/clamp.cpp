@@ -36,4 +36,13 @@ ScalarType clamp_meta(const Tensor& self, const std::optional<Scalar>& lo, const
   return dt;
 }
 
+ScalarType clamp_tensors_meta(const Tensor& self, const Tensor* lo, const Tensor* hi, const char* name) {
+  const bool has_lo = lo && lo->defined(), has_hi = hi && hi->defined();
+  TC_CHECK_ARG(self.defined(), name, ": argument 'self' is an undefined tensor");
+  TC_CHECK_ARG(has_lo || has_hi, name, ": at least one of 'min' or 'max' must not be None");
+  const ScalarType dt = has_lo && has_hi ? result_type({self, *lo, *hi}) : result_type({self, has_lo ? *lo : *hi});
+  TC_CHECK_TYPE(dt != ScalarType::Bool, name, ": unsupported dtype ", dt);
+  return dt;
+}
+
 }  // namespace tc::structured

@@ -14,4 +14,9 @@ namespace tc::structured {
 ScalarType clamp_meta(const Tensor& self, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi,
                       const char* name);
 
+// clamp with tensor bounds (lo and hi may be null or undefined): self
+// defined, at least one bound; returns the result dtype (self and the bounds
+// promoted; not bool).
+ScalarType clamp_tensors_meta(const Tensor& self, const Tensor* lo, const Tensor* hi, const char* name);
+
 }  // namespace tc::structured

@@ -54,6 +54,22 @@ void check_probability(double p, const char* op, const char* arg) {
   TC_CHECK_ARG(p >= 0.0 && p <= 1.0, op, ": argument '", arg, "' expected a probability in [0, 1], got ", p);
 }
 
+bool check_dropout(const Tensor& input, double p, std::optional<bool> train) {
+  const char* name = "native_dropout";
+  TC_CHECK_ARG(p >= 0.0 && p <= 1.0, name, ": argument 'p' expected a dropout probability in [0, 1], got ", p);
+  if (train.has_value() && !*train) return false;
+  TC_CHECK_TYPE(is_floating(input.dtype()), name, ": argument 'input' expected a floating point tensor, got ",
+                input.dtype());
+  return true;
+}
+
+void check_dropout_backward(const Tensor& grad_output, const Tensor& mask) {
+  const char* name = "native_dropout_backward";
+  TC_CHECK_TYPE(mask.dtype() == ScalarType::Bool, name, ": argument 'mask' expected a bool tensor, got ", mask.dtype());
+  TC_CHECK_TYPE(is_floating(grad_output.dtype()), name,
+                ": argument 'grad_output' expected a floating point tensor, got ", grad_output.dtype());
+}
+
 ScalarType random_float_dtype(const char* op, std::optional<ScalarType> dtype) {
   const ScalarType dt = dtype.value_or(ScalarType::Float32);
   check_floating(op, "dtype", dt, "a floating point dtype");

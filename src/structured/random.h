@@ -17,6 +17,11 @@ void check_uniform(const Tensor& self, double from, double to);
 void check_normal(const Tensor& self, double std);
 // A probability argument in [0, 1].
 void check_probability(double p, const char* op, const char* arg);
+// native_dropout: p in [0, 1]; when training (train unset or true), a
+// floating input. Returns whether it trains.
+bool check_dropout(const Tensor& input, double p, std::optional<bool> train);
+// native_dropout_backward: a bool mask and a floating grad_output.
+void check_dropout_backward(const Tensor& grad_output, const Tensor& mask);
 // rand/randn's dtype: float32 by default, floating only.
 ScalarType random_float_dtype(const char* op, std::optional<ScalarType> dtype);
 // The mantissa digits a uniform in [0, 1) may use in floating dtype `dt` so

@@ -10,6 +10,7 @@
 #include "core/iter.h"
 #include "core/tensor.h"
 #include "cpu/loops.h"
+#include "structured/random.h"
 #include "tensorc_gen/native_functions.h"  // checks the kernels match the schema
 #include "tensorc_gen/ops.h"
 
@@ -37,10 +38,7 @@ Tensor apply_mask(const Tensor& x, const Tensor& mask, double scale, const char*
 
 std::tuple<Tensor, Tensor> native_dropout_cpu(const Tensor& input, double p, std::optional<bool> train) {
   const char* name = "native_dropout";
-  TC_CHECK_ARG(p >= 0.0 && p <= 1.0, name, ": argument 'p' expected a dropout probability in [0, 1], got ", p);
-  if (train.has_value() && !*train) return {tc::clone(input), tc::ones_like(input, ScalarType::Bool)};
-  TC_CHECK_TYPE(is_floating(input.dtype()), name, ": argument 'input' expected a floating point tensor, got ",
-                input.dtype());
+  if (!structured::check_dropout(input, p, train)) return {tc::clone(input), tc::ones_like(input, ScalarType::Bool)};
   Tensor mask = empty_tensor(input.sizes(), ScalarType::Bool, input.device());
   if (input.numel() == 0) return {empty_tensor(input.sizes(), input.dtype(), input.device()), mask};
   const double keep = 1.0 - p;
@@ -50,9 +48,7 @@ std::tuple<Tensor, Tensor> native_dropout_cpu(const Tensor& input, double p, std
 
 Tensor native_dropout_backward_cpu(const Tensor& grad_output, const Tensor& mask, double scale) {
   const char* name = "native_dropout_backward";
-  TC_CHECK_TYPE(mask.dtype() == ScalarType::Bool, name, ": argument 'mask' expected a bool tensor, got ", mask.dtype());
-  TC_CHECK_TYPE(is_floating(grad_output.dtype()), name,
-                ": argument 'grad_output' expected a floating point tensor, got ", grad_output.dtype());
+  structured::check_dropout_backward(grad_output, mask);
   return apply_mask(grad_output, mask, scale, name);
 }
 
