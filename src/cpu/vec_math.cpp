@@ -247,29 +247,12 @@ struct Kernel<VecOp::Sigmoid> {
     return sigmoid(x);
   }
 };
-// 1 / d for d in [1, 3]: the hardware's reciprocal estimate and one Newton
-// step (about 1e-7 relative, 23 bits from sse2's 12-bit estimate), cheaper
-// than a division.
-inline __m128 reciprocal(__m128 d) {
-  const __m128 r = _mm_rcp_ps(d);
-  return r * (2.0f - d * r);
-}
-#if TC_HAVE_ISA_VARIANTS
-TC_TARGET_AVX2 inline __m256 reciprocal(__m256 d) {
-  const __m256 r = _mm256_rcp_ps(d);
-  return r * (2.0f - d * r);
-}
-TC_TARGET_AVX512 inline __m512 reciprocal(__m512 d) {
-  const __m512 r = _mm512_rcp14_ps(d);
-  return r * (2.0f - d * r);
-}
-#endif
-
 // exp(x) for gelu's exp(-z^2), inline: a call to SLEEF's exp in the middle
 // of gelu's loop made GCC spill every live vector around it and serialised
 // the iterations (gelu cost three exps). Cody-Waite reduction x = n ln2 + r,
-// |r| <= ln2 / 2, Taylor to degree 7 (truncation 6e-9 relative), times 2^n
-// built from its exponent bits. Below -80 the result is 0 (erfc's term is far below
+// |r| <= ln2 / 2, 1 + r + r^2 S(r) with S a degree-4 fit (relative error
+// 3e-9; fitted as gelu's Q), times 2^n built from its
+// exponent bits. Below -80 the result is 0 (erfc's term is far below
 // gelu's rounding there); NaN gives garbage that gelu's selects never use.
 template <class V>
 TC_VEC_INLINE V exp_for_gelu(V x) {
@@ -281,12 +264,11 @@ TC_VEC_INLINE V exp_for_gelu(V x) {
   const V n = t - shifter;
   V r = x - n * 0.693145751953125f;  // ln2's high part: n * it is exact
   r = r - n * 1.42860676533018755e-06f;
-  V p = V{} + 1.0f / 5040.0f;
-  p = p * r + 1.0f / 720.0f;
-  p = p * r + 1.0f / 120.0f;
-  p = p * r + 1.0f / 24.0f;
-  p = p * r + 1.0f / 6.0f;
-  p = p * r + 0.5f;
+  V p = V{} + 1.381461240e-03f;
+  p = p * r + 8.368709900e-03f;
+  p = p * r + 4.166838738e-02f;
+  p = p * r + 1.666652069e-01f;
+  p = p * r + 4.999999345e-01f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
   const VI biased = (VI)t - (0x4B400000 - 127);  // n + 127, in [11, 127]
@@ -300,41 +282,37 @@ TC_VEC_INLINE V exp_for_gelu(V x) {
 // for negative x.
 //
 // float32 has its own Phi, because SLEEF's float erf and erfc cost several
-// times PyTorch's whole gelu. With z = x / sqrt 2 and a = |z|:
-//   a < 1:  erf(z) = z * P(z^2), gelu = x/2 + x/2 * erf(z);
-//   a >= 1: erfc(a) = exp(-a^2) * Q(1 / (1 + a/2)), gelu = x - x/2 * erfc(a)
-//           for z > 0 and x/2 * erfc(a) for z < 0 (no cancellation).
-// P and Q are least-squares fits (relative weight) on Chebyshev nodes, Q's
-// over [1, 4]; past 4 Q is held at Q(4), where x/2 * erfc(a) is below
-// 1e-8 * |x|. Worst error 1.8 ulp of max(|gelu|, |x| / 2), the measure the
-// test holds gelu to. gelu(inf) = inf; gelu(-inf) is NaN (-inf * 0), as
-// PyTorch's float kernel gives.
+// times PyTorch's whole gelu. With z = x / sqrt 2 and a = |z|, one form for
+// every a:
+//   erfc(a) = exp(-a^2) * Q(u), u = 0.39 a / (1 + 0.39 a) in [0, 0.61],
+//   gelu = x/2 * (2 - erfc(a)) for z > 0 and x/2 * erfc(a) for z <= 0,
+// neither of which cancels (erfc(a) <= 1), and x/2 underflows as x * Phi does.
+// Q = 1 + u * R(u), R a degree-7 fit of (erfc(a) exp(a^2) - 1) / u over a in
+// [0, 4] (relative error 2e-9, weighted least squares iterated towards
+// minimax on Chebyshev nodes); in u rather than 1 / (1 + 0.39 a) its Horner
+// sum is well conditioned where erfc(a) is near 1. Past a = 4 Q is held at
+// Q(4), where x/2 * erfc(a) is below 1e-8 * |x|. u is a true division: the
+// divider is otherwise idle in this loop. Worst error 2.0 ulp (2.1 without
+// FMA) of max(|gelu|, |x| / 2), the measure the test holds gelu to.
+// gelu(inf) = inf; gelu(-inf) is NaN (-inf * 0), as PyTorch's float kernel
+// gives. tools/fit_gelu.py computes R and exp_for_gelu's S.
 template <class V>
 TC_VEC_INLINE V gelu_erf_float(V x) {
-  const V z = x * float(M_SQRT1_2), hx = x * 0.5f;
-  const V a = z < 0.0f ? -z : z;
-  const V z2 = z * z;
-  V p = V{} + -5.667994846589863e-04f;
-  p = p * z2 + 4.927420057356358e-03f;
-  p = p * z2 + -2.6720894500613213e-02f;
-  p = p * z2 + 1.128057911992073e-01f;
-  p = p * z2 + -3.7612390518188477e-01f;
-  p = p * z2 + 1.1283791065216064f;
-  const V erf_z = z * p;
-  const V near_zero = hx == 0.0f ? hx : hx + hx * erf_z;  // keeps the sign of gelu(-0) and of subnormals
-  const V t = reciprocal(1.0f + 0.5f * (a < 4.0f ? a : V{} + 4.0f));
-  V q = V{} + -2.1440832316875458e-01f;
-  q = q * t + 5.935987830162048e-01f;
-  q = q * t + -1.955215446650982e-02f;
-  q = q * t + 3.7359389662742615e-01f;
-  q = q * t + 2.6564621925354004e-01f;
-  q = q * t + 1.2184159131720662e-03f;
-  const V erfc_a = exp_for_gelu(-z2) * q;
-  // The correction's x held below 20, where erfc(a) is 0 already, so that
-  // gelu(inf) is inf and not inf - inf * 0.
-  const V hxc = hx < 10.0f ? hx : V{} + 10.0f;
-  const V tail = z > 0.0f ? x - hxc * erfc_a : hx * erfc_a;
-  return a < 1.0f ? near_zero : tail;
+  typedef int32_t VI __attribute__((vector_size(sizeof(V))));
+  const V z = x * float(M_SQRT1_2);
+  const V a = (V)((VI)z & 0x7fffffff);
+  const V ka = 0.39f * (a < 4.0f ? a : V{} + 4.0f);
+  const V u = ka / (1.0f + ka);
+  V r = V{} + 9.170133924e-02f;
+  r = r * u + -2.093133692e-01f;
+  r = r * u + -5.005293707e-02f;
+  r = r * u + 4.047814042e-01f;
+  r = r * u + 4.010657009e-01f;
+  r = r * u + -2.425707229e+00f;
+  r = r * u + 3.681349659e+00f;
+  r = r * u + -2.893279984e+00f;
+  const V erfc_a = exp_for_gelu(z * -z) * (1.0f + u * r);
+  return x * 0.5f * (z > 0.0f ? 2.0f - erfc_a : erfc_a);
 }
 
 template <>
