@@ -20,6 +20,8 @@ using cpu::Write;
 
 using structured::check_alpha;
 using structured::check_sub;
+using structured::parse_rounding;
+using structured::Rounding;
 using structured::run_binary;
 
 // a + w * b in T's arithmetic type; for bool, "+" is "or" and "*" is "and".
@@ -165,16 +167,6 @@ void div_floor_kernel(TensorIter& it, const char* name) {
     using acc = opmath_t<scalar_t>;
     cpu_kernel(it, [](scalar_t a, scalar_t b) -> scalar_t { return div_floor_float<acc>(acc(a), acc(b)); });
   });
-}
-
-enum class Rounding { None, Trunc, Floor };
-
-Rounding parse_rounding(std::optional<std::string_view> mode, const char* name) {
-  if (!mode) return Rounding::None;
-  if (*mode == "trunc") return Rounding::Trunc;
-  if (*mode == "floor") return Rounding::Floor;
-  TC_FAIL(InvalidArgument, name, ": argument 'rounding_mode' expected one of None, 'trunc', or 'floor' but found '",
-          *mode, "'");
 }
 
 void div_into(Tensor& out, TensorOrNumber a, TensorOrNumber b, Rounding r, Write w, const char* name) {

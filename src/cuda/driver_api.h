@@ -89,6 +89,11 @@ enum class PointwiseOp : int {
   GeluTanh,      // x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
   GeluBackward,  // a * d gelu(b) / db (a: grad_output, b: self)
   GeluTanhBackward,
+  DivTrunc,   // a / b rounded toward 0; integers: C's division (b == -1 negates, wrapping)
+  DivFloor,   // Python's a // b (floating: from fmod, as ATen); integers: floor division
+  Pow,        // floating: pow; integers: by squaring, wrapping; negative exponents as ATen (0, or +-1 for bases +-1)
+  PowNumber,  // Pow with a number exponent: floating, alpha (2, 3, 0.5, -0.5, -1, -2 as exact formulas); integers, b
+  Atan2,
   Count
 };
 

@@ -63,6 +63,14 @@ void check_no_int_zero_divisor(TensorOrNumber a, TensorOrNumber b, const char* n
   TC_CHECK_ARG(!zero, name, ": integer division by zero");
 }
 
+Rounding parse_rounding(std::optional<std::string_view> mode, const char* name) {
+  if (!mode) return Rounding::None;
+  if (*mode == "trunc") return Rounding::Trunc;
+  if (*mode == "floor") return Rounding::Floor;
+  TC_FAIL(InvalidArgument, name, ": argument 'rounding_mode' expected one of None, 'trunc', or 'floor' but found '",
+          *mode, "'");
+}
+
 void check_bitwise(TensorOrNumber a, TensorOrNumber b, const char* name) {
   if (!defined(a) || !defined(b)) return;
   const ScalarType dt = promoted(a, b);

@@ -5,6 +5,9 @@
 // tensors' device, and the checks that depend only on dtypes. A backend's
 // kernel is run_binary plus its loop.
 #pragma once
+#include <optional>
+#include <string_view>
+
 #include "core/error.h"
 #include "core/iter.h"
 #include "core/tensor.h"
@@ -79,5 +82,10 @@ void check_sub(TensorOrNumber a, TensorOrNumber b, const char* name);
 void check_no_int_zero_divisor(TensorOrNumber a, TensorOrNumber b, const char* name);
 // Bitwise ops take integral and bool operands only.
 void check_bitwise(TensorOrNumber a, TensorOrNumber b, const char* name);
+
+// div's rounding_mode: None, "trunc" or "floor" (anything else is
+// InvalidArgument naming `name`).
+enum class Rounding { None, Trunc, Floor };
+Rounding parse_rounding(std::optional<std::string_view> mode, const char* name);
 
 }  // namespace tc::structured

@@ -55,6 +55,39 @@ __device__ inline long long wrap_mul(long long a, long long b) {
 
 __device__ inline float f_fmod(float a, float b) { return fmodf(a, b); }
 __device__ inline double f_fmod(double a, double b) { return fmod(a, b); }
+__device__ inline float f_pow(float a, float b) { return powf(a, b); }
+__device__ inline double f_pow(double a, double b) { return pow(a, b); }
+__device__ inline float f_atan2(float a, float b) { return atan2f(a, b); }
+__device__ inline double f_atan2(double a, double b) { return atan2(a, b); }
+__device__ inline float f_copysign(float a, float b) { return copysignf(a, b); }
+__device__ inline double f_copysign(double a, double b) { return copysign(a, b); }
+
+// Python's floor division from fmod, as ATen's div_floor_floating and the
+// CPU loop: exact quotients agree with Python.
+template <class C>
+__device__ inline C div_floor_float(C a, C b) {
+  if (b == C(0)) return a / b;
+  const C mod = f_fmod(a, b);
+  C div = (a - mod) / b;
+  if (mod != C(0) && ((b < C(0)) != (mod < C(0)))) div -= C(1);
+  if (div == C(0)) return f_copysign(C(0), a / b);
+  C floordiv = f_floor(div);
+  if (div - floordiv > C(0.5)) floordiv += C(1);
+  return floordiv;
+}
+
+// pow with a number exponent: the CPU loop's exact formulas for the common
+// exponents, pow otherwise.
+template <class C>
+__device__ inline C pow_number(C a, C e) {
+  if (e == C(2)) return a * a;
+  if (e == C(3)) return a * a * a;
+  if (e == C(0.5)) return f_sqrt(a);
+  if (e == C(-0.5)) return C(1) / f_sqrt(a);
+  if (e == C(-1)) return C(1) / a;
+  if (e == C(-2)) return C(1) / (a * a);
+  return f_pow(a, e);
+}
 
 // Integer fmod and remainder as the CPU loops compute them; b == -1 gives 0
 // (INT64_MIN % -1 would overflow), b == 0 never arrives (the meta step
@@ -64,6 +97,31 @@ __device__ inline long long int_remainder(long long a, long long b) {
   long long r = int_fmod(a, b);
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
+}
+__device__ inline long long wrap_neg(long long a) { return (long long)(0ull - (unsigned long long)a); }
+// Division of integers (every dtype computes in int64, its values already
+// rounded to it): -1 negates, wrapping (INT64_MIN / -1 traps); 0 never
+// arrives (refused before the launch) and gives 0.
+__device__ inline long long int_div_trunc(long long a, long long b) {
+  return b == -1 ? wrap_neg(a) : b == 0 ? 0 : a / b;
+}
+__device__ inline long long int_div_floor(long long a, long long b) {
+  if (b == -1) return wrap_neg(a);
+  if (b == 0) return 0;
+  long long q = a / b;
+  if (a % b != 0 && ((a % b < 0) != (b < 0))) --q;
+  return q;
+}
+// Integer power by squaring, wrapping; negative exponents as ATen: bases 1
+// and -1 stay units, every other base truncates to 0.
+__device__ inline long long int_pow(long long a, long long b) {
+  if (b < 0) return a == 1 ? 1 : a == -1 ? ((b % 2) ? -1 : 1) : 0;
+  unsigned long long base = (unsigned long long)a, result = 1;
+  for (unsigned long long e = (unsigned long long)b; e; e >>= 1) {
+    if (e & 1) result *= base;
+    base *= base;
+  }
+  return (long long)result;
 }
 
 // Comparisons give 1 or 0 in every compute type (NaN compares unequal).
@@ -158,6 +216,11 @@ __device__ inline C apply(int op, C a, C b, C alpha) {
         if (m != C(0) && ((b < C(0)) != (m < C(0)))) m += b;
         return m;
       }
+      case PointwiseOp::DivTrunc: return f_trunc(a / b);
+      case PointwiseOp::DivFloor: return div_floor_float(a, b);
+      case PointwiseOp::Pow: return f_pow(a, b);
+      case PointwiseOp::PowNumber: return pow_number(a, alpha);  // the exponent in the compute type, as the CPU's
+      case PointwiseOp::Atan2: return f_atan2(a, b);
       default: return a;
     }
   } else {
@@ -179,6 +242,10 @@ __device__ inline C apply(int op, C a, C b, C alpha) {
       case PointwiseOp::BitwiseAnd: return a & b;
       case PointwiseOp::BitwiseOr: return a | b;
       case PointwiseOp::BitwiseXor: return a ^ b;
+      case PointwiseOp::DivTrunc: return int_div_trunc(a, b);
+      case PointwiseOp::DivFloor: return int_div_floor(a, b);
+      case PointwiseOp::Pow:
+      case PointwiseOp::PowNumber: return int_pow(a, b);
       default: return a;  // Floor, Ceil, Round, Trunc: integers are whole already
     }
   }
