@@ -38,6 +38,13 @@ Tensor empty_cuda(IntArrayRef size, std::optional<ScalarType> dtype, std::option
   return new_tensor("empty", size, dtype.value_or(kDefaultFloat), cuda_device("empty", device));
 }
 
+// Always the default float dtype without one, as in PyTorch.
+Tensor scalar_tensor_cuda(const Scalar& s, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  const ScalarType dt = dtype.value_or(kDefaultFloat);
+  check_scalar_fits("scalar_tensor", "s", s, dt);
+  return filled(new_tensor("scalar_tensor", IntArrayRef(), dt, cuda_device("scalar_tensor", device)), s);
+}
+
 Tensor empty_strided_cuda(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
                           std::optional<Device> device) {
   const Device dev = cuda_device("empty_strided", device);

@@ -98,6 +98,40 @@ Tensor randn_cuda(IntArrayRef size, std::optional<Generator> generator, std::opt
   return t;
 }
 
+// ---- drawn on the host, then copied to the device ----
+// randint, randperm and bernoulli(probabilities) run their CPU kernels (the
+// same generator, so the same numbers as on the CPU) and copy the result
+// over: a host round trip until they get device kernels. bernoulli also
+// copies its probabilities to the host first, which synchronises.
+namespace {
+
+const Device kHost(DeviceType::CPU);
+
+Tensor on_cuda(const Tensor& host, const char* op, std::optional<Device> device) {
+  const int index = cuda::resolve_device(device ? device->index : -1, op);
+  return tc::_to_copy(host, std::nullopt, Device(DeviceType::CUDA, index));
+}
+
+}  // namespace
+
+Tensor randint_low_cuda(int64_t low, int64_t high, IntArrayRef size, std::optional<Generator> generator,
+                        std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return on_cuda(randint_low_cpu(low, high, size, generator, dtype, kHost), "randint", device);
+}
+Tensor randint_cuda(int64_t high, IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype,
+                    std::optional<Device> device) {
+  return on_cuda(randint_cpu(high, size, generator, dtype, kHost), "randint", device);
+}
+Tensor randperm_cuda(int64_t n, std::optional<Generator> generator, std::optional<ScalarType> dtype,
+                     std::optional<Device> device) {
+  return on_cuda(randperm_cpu(n, generator, dtype, kHost), "randperm", device);
+}
+Tensor bernoulli_cuda(const Tensor& self, std::optional<Generator> generator) {
+  TC_CHECK_ARG(self.defined(), "bernoulli: argument 'self' is an undefined tensor");
+  const Tensor drawn = bernoulli_cpu(tc::_to_copy(self, std::nullopt, kHost), generator);
+  return tc::_to_copy(drawn, std::nullopt, self.device());
+}
+
 namespace {
 
 // x * mask * scale as the CPU's apply_mask computes it: in float32 for

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The CUDA kernels that are compositions of other ops (src/cuda/nn.cpp,
-// src/cuda/composed.cpp, dropout in src/cuda/random.cpp) call only dispatched ops, so they run on CPU tensors
+// src/cuda/composed.cpp, src/cuda/composed_pointwise.cpp, dropout in
+// src/cuda/random.cpp) call only dispatched ops, so they run on CPU tensors
 // too: here, without a GPU, each is checked against the CPU kernel of the same
 // op on the same inputs (ties, NaN, ignored targets, weights, reductions),
 // and its errors against the CPU's.
@@ -387,6 +388,85 @@ TEST(CudaComposed, ClampMatchesTheCpu) {
             error_of([&] { native::clamp_tensor_cpu(b, b, std::nullopt); }, ErrorCode::Type));
   EXPECT_EQ(error_of([&] { native::clamp_tensor_cuda(i, std::nullopt, std::nullopt); }, ErrorCode::InvalidArgument),
             error_of([&] { native::clamp_tensor_cpu(i, std::nullopt, std::nullopt); }, ErrorCode::InvalidArgument));
+}
+
+}  // namespace
+
+namespace {
+
+TEST(CudaComposed, FunctionalCopyAndFillMatchTheCpu) {
+  const Tensor x = tc::t(from({1, 2, 3, 4, 5, 6}, {2, 3}, ScalarType::Float32));  // non-contiguous
+  const Tensor src = from({7, 8}, {2}, ScalarType::Int64);                        // broadcast to (3, 2)
+  expect_same(native::copy_cuda(x, src, false), native::copy_cpu(x, src, false), 0);
+  EXPECT_TRUE(native::copy_cuda(x, src, false).is_contiguous());
+  expect_same(native::fill_cuda(x, Scalar(2.5)), native::fill_cpu(x, Scalar(2.5)), 0);
+  const Tensor value = from({-4}, {}, ScalarType::Int32);
+  expect_same(native::fill_tensor_cuda(x, value), native::fill_tensor_cpu(x, value), 0);
+  Tensor a = tc::clone(x), b = tc::clone(x);
+  native::fill_tensor_inplace_cuda(a, value);
+  native::fill_tensor_inplace_cpu(b, value);
+  expect_same(a, b, 0);
+  const Tensor u8 = from({1, 2}, {2}, ScalarType::UInt8), row = from({1, 2}, {2});
+  EXPECT_EQ(error_of([&] { native::fill_cuda(u8, Scalar(int64_t(300))); }, ErrorCode::InvalidArgument),
+            error_of([&] { native::fill_cpu(u8, Scalar(int64_t(300))); }, ErrorCode::InvalidArgument));
+  EXPECT_EQ(error_of([&] { native::fill_tensor_cuda(x, row); }, ErrorCode::InvalidArgument),
+            error_of([&] { native::fill_tensor_cpu(x, row); }, ErrorCode::InvalidArgument));
+  Tensor c = tc::clone(x);
+  EXPECT_EQ(error_of([&] { native::fill_tensor_inplace_cuda(c, row); }, ErrorCode::InvalidArgument),
+            error_of([&] { native::fill_tensor_inplace_cpu(c, row); }, ErrorCode::InvalidArgument));
+  expect_same(c, x, 0);  // unchanged
+  EXPECT_EQ(error_of([&] { native::copy_cuda(Tensor(), src, false); }, ErrorCode::InvalidArgument),
+            error_of([&] { native::copy_cpu(Tensor(), src, false); }, ErrorCode::InvalidArgument));
+}
+
+TEST(CudaComposed, BitwiseNotMatchesTheCpu) {
+  for (const ScalarType dt :
+       {ScalarType::Bool, ScalarType::UInt8, ScalarType::Int8, ScalarType::Int32, ScalarType::Int64}) {
+    const Tensor x = from({0, 1, 0, 1, 1, 0}, {2, 3}, dt);
+    const Tensor y = dt == ScalarType::Bool ? x : tc::sub(x, Scalar(int64_t(3)));
+    expect_same(native::bitwise_not_cuda(y), native::bitwise_not_cpu(y), 0);
+    expect_same(native::bitwise_not_cuda(tc::t(y)), native::bitwise_not_cpu(tc::t(y)), 0);
+  }
+  const Tensor f = from({1.5}, {1}, ScalarType::Float32);
+  EXPECT_EQ(error_of([&] { native::bitwise_not_cuda(f); }, ErrorCode::Type),
+            error_of([&] { native::bitwise_not_cpu(f); }, ErrorCode::Type));
+}
+
+TEST(CudaComposed, LerpMatchesTheCpu) {
+  const Tensor s64 = from({0, 1, -2, 3.5, kNaN, 1e10}, {2, 3}), e64 = from({1, -1, 4}, {3});
+  const Tensor w64 = from({0.25, 0.5, 0.75, -1, 2, 0.4999}, {2, 3});
+  for (const ScalarType dt : {ScalarType::Float64, ScalarType::Float32, ScalarType::Float16, ScalarType::BFloat16}) {
+    SCOPED_TRACE(std::string(dtype_name(dt)));
+    const double tol = dt == ScalarType::Float64 ? 1e-15 : 1e-6;
+    const Tensor s = tc::_to_copy(s64, dt), e = tc::_to_copy(e64, dt), w = tc::_to_copy(w64, dt);
+    for (const double weight : {0.0, 0.3, 0.5, 0.7, 1.0, -0.25, 1.5})
+      expect_same(native::lerp_cuda(s, e, Scalar(weight)), native::lerp_cpu(s, e, Scalar(weight)), tol);
+    expect_same(native::lerp_tensor_cuda(s, e, w), native::lerp_tensor_cpu(s, e, w), tol);
+    expect_same(native::lerp_tensor_cuda(tc::t(s), tc::t(w), tc::t(w)),
+                native::lerp_tensor_cpu(tc::t(s), tc::t(w), tc::t(w)), tol);
+  }
+  const Tensor i = from({1, 2}, {2}, ScalarType::Int64), f = from({1, 2}, {2}, ScalarType::Float32);
+  EXPECT_EQ(error_of([&] { native::lerp_cuda(i, i, Scalar(0.5)); }, ErrorCode::Type),
+            error_of([&] { native::lerp_cpu(i, i, Scalar(0.5)); }, ErrorCode::Type));
+  EXPECT_EQ(error_of([&] { native::lerp_cuda(f, s64, Scalar(0.5)); }, ErrorCode::Type),
+            error_of([&] { native::lerp_cpu(f, s64, Scalar(0.5)); }, ErrorCode::Type));
+  EXPECT_EQ(error_of([&] { native::lerp_tensor_cuda(f, f, i); }, ErrorCode::Type),
+            error_of([&] { native::lerp_tensor_cpu(f, f, i); }, ErrorCode::Type));
+}
+
+TEST(CudaComposed, RoundDecimalsMatchesTheCpu) {
+  const Tensor x64 = from({1.2345, -2.5, 0.125, 1234.5678, kNaN, -0.0049, 5e-5, 1e300}, {2, 4});
+  for (const ScalarType dt : {ScalarType::Float64, ScalarType::Float32, ScalarType::Float16, ScalarType::BFloat16}) {
+    SCOPED_TRACE(std::string(dtype_name(dt)));
+    const Tensor x = tc::_to_copy(x64, dt);
+    for (const int64_t d : {int64_t(0), int64_t(1), int64_t(2), int64_t(-1), int64_t(-3), int64_t(400),
+                            std::numeric_limits<int64_t>::min()})
+      expect_same(native::round_decimals_cuda(x, d), native::round_decimals_cpu(x, d), 0);
+    expect_same(native::round_decimals_cuda(tc::t(x), 2), native::round_decimals_cpu(tc::t(x), 2), 0);
+  }
+  const Tensor i = from({1, 2}, {2}, ScalarType::Int64);
+  EXPECT_EQ(error_of([&] { native::round_decimals_cuda(i, 1); }, ErrorCode::Type),
+            error_of([&] { native::round_decimals_cpu(i, 1); }, ErrorCode::Type));
 }
 
 }  // namespace

@@ -423,3 +423,48 @@ def test_cuda_factories_clamp_and_layer_norm_match_the_cpu():
     want = ln(ln_x)
     got = ln.cuda()(ln_x.cuda())
     np.testing.assert_allclose(got.detach().cpu().numpy(), want.detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.skipif(not tensorc.cuda.is_available(), reason="needs a CUDA device (none present)")
+def test_cuda_division_modes_pow_atan2_and_small_ops_match_the_cpu():
+    rng = np.random.default_rng(9)
+    for dtype in ("int64", "int8", "uint8", "float32", "float64", "float16"):
+        a = rng.integers(-30, 30, (4, 5)).astype(dtype)
+        b = (rng.integers(1, 7, (5,)) * (1 if dtype == "uint8" else -1) ** np.arange(5)).astype(dtype)
+        t, u = tensorc.tensor(a), tensorc.tensor(b)
+        calls = [lambda x, y: tensorc.div(x, y, rounding_mode="trunc"),
+                 lambda x, y: tensorc.div(x, y, rounding_mode="floor"),
+                 lambda x, y: tensorc.div(x, 3, rounding_mode="floor"), tensorc.floor_divide,
+                 lambda x, y: tensorc.rsub(x, y, alpha=2), lambda x, y: tensorc.rsub(x, 5),
+                 lambda x, y: tensorc.remainder(7, y), lambda x, y: tensorc.pow(x, 2),
+                 lambda x, y: tensorc.pow(x.abs(), y.abs()), lambda x, y: tensorc.pow(2, y.abs())]
+        if not dtype.startswith("float"):
+            calls += [lambda x, y: tensorc.bitwise_and(6, x), lambda x, y: tensorc.bitwise_xor(-1, y),
+                      tensorc.bitwise_not]
+        else:
+            calls += [tensorc.atan2, lambda x, y: tensorc.pow(x, 0.5), lambda x, y: tensorc.pow(x, -2),
+                      lambda x, y: tensorc.lerp(x, y, 0.3), lambda x, y: tensorc.lerp(x, y, 0.8),
+                      lambda x, y: tensorc.round(x / 7, decimals=2)]
+        for call in calls:
+            want = call(t, u) if call is not tensorc.bitwise_not else call(t)
+            got = call(t.cuda(), u.cuda()) if call is not tensorc.bitwise_not else call(t.cuda())
+            assert got.is_cuda and got.dtype == want.dtype
+            np.testing.assert_allclose(got.cpu().numpy().astype(np.float64), want.numpy().astype(np.float64),
+                                       rtol=2e-3, atol=1e-6, equal_nan=True)
+    x = tensorc.tensor([5, 7], device="cuda")
+    with pytest.raises(ValueError, match="integer division by zero"):
+        tensorc.div(x, tensorc.tensor([1, 0], device="cuda"), rounding_mode="floor")
+    with pytest.raises(ValueError, match="negative integer powers"):
+        tensorc.pow(x, -1)
+    y = tensorc.zeros(2, 3, device="cuda")
+    y.fill_(tensorc.tensor(2.5, device="cuda"))
+    assert y.cpu().tolist() == [[2.5] * 3] * 2
+    y.fill_(tensorc.tensor(-1))
+    assert y.cpu().tolist() == [[-1.0] * 3] * 2
+    assert tensorc.scalar_tensor(3, device="cuda").cpu().item() == 3.0
+    for draw in (lambda **kw: tensorc.randint(3, 50, (4, 7), **kw), lambda **kw: tensorc.randperm(40, **kw),
+                 lambda **kw: tensorc.bernoulli(tensorc.full((5, 6), 0.3, **kw))):
+        tensorc.manual_seed(13)
+        on_gpu = draw(device="cuda")
+        tensorc.manual_seed(13)
+        assert on_gpu.is_cuda and on_gpu.cpu().tolist() == draw().tolist()
