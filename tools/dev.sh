@@ -15,6 +15,9 @@
 #   tools/dev.sh bench   build and run the benchmarks against libtorch
 #   tools/dev.sh quick   day-to-day loop: release build, no sanitizer, ctest
 #                        (extra arguments go to ctest, e.g. -L python or -R Planner)
+#   tools/dev.sh cuda-test  on a machine with an NVIDIA GPU: build with CUDA,
+#                        run every GPU test (a skip fails) and the GPU
+#                        benchmark (tools/cuda_test.sh)
 # Build trees: build/ (release), build-asan/, build-int/, build-tsan/. Set JOBS
 # to override parallelism.
 set -euo pipefail
@@ -104,6 +107,11 @@ case "${1:-}" in
     install_missing "${PACKAGES[@]}" clang libclang-rt-dev libomp-dev
     tools/intsan.sh
     ;;
+  cuda-test)
+    install_missing "${PACKAGES[@]}"
+    configure_and_build build -DTC_CUDA=ON -DTC_PYTHON=ON -DTC_BUILD_BENCH=ON
+    tools/cuda_test.sh build
+    ;;
   bench)
     install_missing "${PACKAGES[@]}"
     find_cargo
@@ -111,7 +119,7 @@ case "${1:-}" in
     ./bench/run_all.sh build
     ;;
   *)
-    echo "usage: tools/dev.sh demo|test|quick|asan|intsan|fuzz|bench" >&2
+    echo "usage: tools/dev.sh demo|test|quick|asan|intsan|fuzz|bench|cuda-test" >&2
     exit 2
     ;;
 esac

@@ -7,6 +7,7 @@
 // case must actually reach that entry's backward node (the exact overload).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -19,12 +20,14 @@
 
 #include "autograd/engine.h"
 #include "autograd/gradcheck.h"
+#include "autograd/grad_mode.h"
 #include "autograd/variable.h"
 #include "codegen/derivatives.h"
 #include "codegen/gen_common.h"
 #include "codegen/native_functions.h"
 #include "core/error.h"
 #include "core/generator.h"
+#include "cuda/runtime.h"
 #include "tensorc_gen/ops.h"
 #include "autograd_fixtures.h"
 
@@ -53,6 +56,14 @@ Tensor strided_leaf(const Vals& v) {
   return leaf(w, {2, 6});
 }
 Tensor S(const Tensor& x) { return tc::slice(x, 1, 0, 6, 2); }
+
+// The device the cases run on: the CPU, or a CUDA device in
+// EveryCaseOnCudaMatchesTheCpu. The constants a case builds or captures (on
+// the CPU) go through on_device() to live beside its inputs.
+Device g_case_device(DeviceType::CPU);
+Tensor on_device(const Tensor& t) {
+  return g_case_device.is_cpu() || !t.defined() ? t : tc::_to_copy(t, std::nullopt, g_case_device);
+}
 
 Vals head(const Vals& v, size_t n) { return Vals(v.begin(), v.begin() + long(n)); }
 std::optional<Scalar> opt(double c) { return Scalar(c); }
@@ -229,22 +240,23 @@ std::vector<Case> build_cases() {
 
   // ---- ternary: where, clamp, lerp ----
   const Tensor cond = from({1, 0, 0, 1, 1, 0}, {2, 3}, ScalarType::Bool);
-  t.binary("where.self", R, Q, [cond](const Tensor& a, const Tensor& b) { return tc::where(cond, a, b); });
+  t.binary("where.self", R, Q, [cond](const Tensor& a, const Tensor& b) { return tc::where(on_device(cond), a, b); });
   t.unary(
       "clamp", R, [](const Tensor& x) { return tc::clamp(x, opt(-0.5), opt(1.0)); }, "min and max");
   t.unary(
       "clamp", R, [](const Tensor& x) { return tc::clamp(x, std::nullopt, opt(0.5)); }, "max only");
   const Tensor lo = from({-0.5, -0.3, -0.1}, {3}), hi = from({1.0}, {1});
-  t.unary("clamp.Tensor", R, [lo, hi](const Tensor& x) { return tc::clamp(x, opt(lo), opt(hi)); });
+  t.unary("clamp.Tensor", R,
+          [lo, hi](const Tensor& x) { return tc::clamp(x, opt(on_device(lo)), opt(on_device(hi))); });
   t.unary("clamp_min", R, [](const Tensor& x) { return tc::clamp_min(x, Scalar(0.0)); });
-  t.unary("clamp_min.Tensor", R, [lo](const Tensor& x) { return tc::clamp_min(x, lo); });
+  t.unary("clamp_min.Tensor", R, [lo](const Tensor& x) { return tc::clamp_min(x, on_device(lo)); });
   t.unary("clamp_max", R, [](const Tensor& x) { return tc::clamp_max(x, Scalar(0.5)); });
-  t.unary("clamp_max.Tensor", R, [hi](const Tensor& x) { return tc::clamp_max(x, hi); });
+  t.unary("clamp_max.Tensor", R, [hi](const Tensor& x) { return tc::clamp_max(x, on_device(hi)); });
   t.binary("lerp.Scalar", R, Q, [](const Tensor& a, const Tensor& b) { return tc::lerp(a, b, Scalar(0.3)); });
   t.binary(
       "lerp.Tensor", R, Q,
       [](const Tensor& a, const Tensor& b) {
-        return tc::lerp(a, b, from(W, {2, 3}));
+        return tc::lerp(a, b, on_device(from(W, {2, 3})));
       },
       "constant weight");
   t.add("lerp.Tensor", "all three differentiable", {leaf(R, {2, 3}), leaf(Q, {2, 3}), leaf(W, {2, 3})},
@@ -486,15 +498,17 @@ std::vector<Case> build_cases() {
     for (int64_t reduction : {0, 1, 2}) {
       const std::string r = "reduction=" + std::to_string(reduction);
       t.add("nll_loss_forward", r, {leaf(R, {2, 3})}, [=](const V& v) {
-        return V{std::get<0>(tc::nll_loss_forward(v[0], target, std::nullopt, reduction, -100))};
+        return V{std::get<0>(tc::nll_loss_forward(v[0], on_device(target), std::nullopt, reduction, -100))};
       });
-      t.add("nll_loss_forward", r + ", class weights, ignore_index", {leaf(R, {2, 3})},
-            [=](const V& v) { return V{std::get<0>(tc::nll_loss_forward(v[0], target, class_weight, reduction, 0))}; });
+      t.add("nll_loss_forward", r + ", class weights, ignore_index", {leaf(R, {2, 3})}, [=](const V& v) {
+        return V{std::get<0>(tc::nll_loss_forward(v[0], on_device(target), on_device(class_weight), reduction, 0))};
+      });
       const Tensor total_weight = from({0.4 + 0.2}, {});
       const std::vector<int64_t> go_shape = reduction == 0 ? std::vector<int64_t>{2} : std::vector<int64_t>{};
       t.add("nll_loss_backward", r, {leaf(head(Q, reduction == 0 ? 2 : 1), go_shape), leaf(R, {2, 3})},
             [=](const V& v) {
-              return V{tc::nll_loss_backward(v[0], v[1], target, class_weight, reduction, -100, total_weight)};
+              return V{tc::nll_loss_backward(v[0], v[1], on_device(target), on_device(class_weight), reduction, -100,
+                                             on_device(total_weight))};
             });
       t.add("mse_loss", r, {leaf(R, {2, 3}), leaf(Q, {2, 3})},
             [=](const V& v) { return V{tc::mse_loss(v[0], v[1], reduction)}; });
@@ -510,8 +524,8 @@ std::vector<Case> build_cases() {
       });
       t.add("binary_cross_entropy_with_logits", r + ", weight and pos_weight", {leaf(R, {2, 3}), leaf(W, {2, 3})},
             [=](const V& v) {
-              return V{tc::binary_cross_entropy_with_logits(v[0], v[1], from({0.5, 2.0, 1.5}, {3}),
-                                                            from({3.0, 0.5, 1.25}, {3}), reduction)};
+              return V{tc::binary_cross_entropy_with_logits(v[0], v[1], on_device(from({0.5, 2.0, 1.5}, {3})),
+                                                            on_device(from({3.0, 0.5, 1.25}, {3})), reduction)};
             });
     }
   }
@@ -526,7 +540,7 @@ std::vector<Case> build_cases() {
   t.unary(
       "native_dropout", R, [](const Tensor& x) { return std::get<0>(tc::native_dropout(x, 0.4, false)); }, "eval");
   t.add("native_dropout_backward", "", {leaf(Q, {2, 3})}, [](const V& v) {
-    return V{tc::native_dropout_backward(v[0], tc::gt(from(W, {2, 3}), Scalar(0.5)), 2.0)};
+    return V{tc::native_dropout_backward(v[0], tc::gt(on_device(from(W, {2, 3})), Scalar(0.5)), 2.0)};
   });
   t.add("native_layer_norm", "weight and bias",
         {leaf(R, {2, 3}), leaf({0.5, 1.5, -1.0}, {3}), leaf({0.1, 0.2, 0.3}, {3})},
@@ -540,47 +554,48 @@ std::vector<Case> build_cases() {
   {
     const Tensor indices = from({0, 2, 2, 3}, {2, 2}, ScalarType::Int64);
     const Vals table = {0.3, -0.7, 1.2, 0.4, -0.2, 0.9, 1.1, -0.4, 0.8, -0.6, 0.25, 0.65};
-    t.add1("embedding", "", leaf(table, {4, 3}), [indices](const Tensor& w) { return tc::embedding(w, indices); });
+    t.add1("embedding", "", leaf(table, {4, 3}),
+           [indices](const Tensor& w) { return tc::embedding(w, on_device(indices)); });
     // A padding_idx that no index hits (a hit row gets no gradient by design,
     // as scale_grad_by_freq rescales it: neither is the true derivative).
     t.add1("embedding", "unused padding_idx", leaf(table, {4, 3}),
-           [indices](const Tensor& w) { return tc::embedding(w, indices, 1); });
+           [indices](const Tensor& w) { return tc::embedding(w, on_device(indices), 1); });
   }
   // Indexing: repeated indices, so a position collects several gradients.
   {
     const Tensor rows = from({2, 0, 2}, {3}, ScalarType::Int64);
     const Tensor cols = from({1, 1}, {2}, ScalarType::Int64);
     t.unary(
-        "index_select", R, [rows](const Tensor& x) { return tc::index_select(tc::t(x), 0, rows); }, "dim 0");
+        "index_select", R, [rows](const Tensor& x) { return tc::index_select(tc::t(x), 0, on_device(rows)); }, "dim 0");
     t.unary(
-        "index_select", R, [cols](const Tensor& x) { return tc::index_select(x, -1, cols); }, "dim -1");
+        "index_select", R, [cols](const Tensor& x) { return tc::index_select(x, -1, on_device(cols)); }, "dim -1");
     const Tensor distinct = from({2, 0}, {2}, ScalarType::Int64);  // index_copy: one write per slice
     t.add("index_copy", "dim 1", {leaf(R, {2, 3}), leaf(head(Q, 4), {2, 2})},
-          [distinct](const V& v) { return V{tc::index_copy(v[0], 1, distinct, v[1])}; });
+          [distinct](const V& v) { return V{tc::index_copy(v[0], 1, on_device(distinct), v[1])}; });
     t.add("index_copy", "dim 0, transposed self", {transposed_leaf(R), leaf(head(Q, 3), {1, 3})}, [](const V& v) {
-       return V{tc::index_copy(T(v[0]), 0, from({1}, {1}, ScalarType::Int64), v[1])};
+       return V{tc::index_copy(T(v[0]), 0, on_device(from({1}, {1}, ScalarType::Int64)), v[1])};
      }).strided();
     t.add("index_add", "alpha 2, repeated index", {leaf(R, {2, 3}), leaf(Q, {2, 3})},
-          [rows](const V& v) { return V{tc::index_add(v[0], 1, rows, v[1], Scalar(2.0))}; });
+          [rows](const V& v) { return V{tc::index_add(v[0], 1, on_device(rows), v[1], Scalar(2.0))}; });
     const Tensor gidx = from({2, 0, 0, 1, 1, 2}, {2, 3}, ScalarType::Int64);
     t.unary(
-        "gather", R, [gidx](const Tensor& x) { return tc::gather(x, 1, gidx); }, "dim 1");
+        "gather", R, [gidx](const Tensor& x) { return tc::gather(x, 1, on_device(gidx)); }, "dim 1");
     t.add1("gather", "dim 0, index smaller than self", leaf(R, {2, 3}), [](const Tensor& x) {
-      return tc::gather(x, 0, from({1, 0}, {1, 2}, ScalarType::Int64));
+      return tc::gather(x, 0, on_device(from({1, 0}, {1, 2}, ScalarType::Int64)));
     });
     const Tensor sidx = from({2, 0, 1, 1, 2, 0}, {2, 3}, ScalarType::Int64);  // a permutation per row
     t.add("scatter.src", "dim 1", {leaf(R, {2, 3}), leaf(Q, {2, 3})},
-          [sidx](const V& v) { return V{tc::scatter(v[0], 1, sidx, v[1])}; });
+          [sidx](const V& v) { return V{tc::scatter(v[0], 1, on_device(sidx), v[1])}; });
     t.add("scatter.src", "src larger than index", {leaf(R, {2, 3}), leaf(Q, {2, 3})}, [](const V& v) {
-      return V{tc::scatter(v[0], 0, from({1, 0}, {1, 2}, ScalarType::Int64), v[1])};
+      return V{tc::scatter(v[0], 0, on_device(from({1, 0}, {1, 2}, ScalarType::Int64)), v[1])};
     });
     t.unary("scatter.value", R, [](const Tensor& x) {
-      return tc::scatter(x, 1, from({0, 2}, {2, 1}, ScalarType::Int64), Scalar(0.5));
+      return tc::scatter(x, 1, on_device(from({0, 2}, {2, 1}, ScalarType::Int64)), Scalar(0.5));
     });
     t.add("scatter_add", "repeated index", {leaf(R, {2, 3}), leaf(Q, {2, 3})},
-          [gidx](const V& v) { return V{tc::scatter_add(v[0], 1, gidx, v[1])}; });
+          [gidx](const V& v) { return V{tc::scatter_add(v[0], 1, on_device(gidx), v[1])}; });
     t.add("scatter_add", "src larger than index", {leaf(R, {2, 3}), leaf(Q, {2, 3})}, [](const V& v) {
-      return V{tc::scatter_add(v[0], 1, from({2, 2}, {1, 2}, ScalarType::Int64), v[1])};
+      return V{tc::scatter_add(v[0], 1, on_device(from({2, 2}, {1, 2}, ScalarType::Int64)), v[1])};
     });
   }
   t.unary(
@@ -610,7 +625,7 @@ std::vector<Case> build_cases() {
   t.add("tanh_backward", "", {leaf(Q, {2, 3}), leaf(U, {2, 3})},
         [](const V& v) { return V{tc::tanh_backward(v[0], v[1])}; });
   t.add("gelu_backward", "self constant", {leaf(Q, {2, 3})}, [](const V& v) {
-    return V{tc::gelu_backward(v[0], from(R, {2, 3}))};
+    return V{tc::gelu_backward(v[0], on_device(from(R, {2, 3})))};
   });
   return t.cases;
 }
@@ -679,6 +694,138 @@ TEST(Gradcheck, SecondOrder) {
   for (const std::string& e : kSecondOrder) EXPECT_TRUE(checked.count(e)) << e << " has no case for gradgradcheck";
   std::cout << "gradgradcheck covers " << checked.size() << " entries\n";
   RecordProperty("gradgradcheck_entries", int(checked.size()));
+}
+
+// ---- every case on CUDA ----
+
+// The outputs that carry a gradient (floating), and one fixed gradient for
+// each: 0.5, 0.6, ... in row-major order, built on the CPU.
+V seeds_for(const V& outputs) {
+  V seeds;
+  for (const Tensor& o : outputs) {
+    if (!o.defined() || !is_floating(o.dtype())) continue;
+    std::vector<double> v(size_t(o.numel()));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = 0.5 + 0.1 * double(i % 13);
+    seeds.push_back(from(v, o.sizes().vec(), o.dtype()));
+  }
+  return seeds;
+}
+
+// Forward values, then d(outputs)/d(inputs) for the seeds above; undefined
+// where an input gets no gradient. Everything is returned on the CPU.
+std::pair<V, V> values_and_gradients(const Case& c, const V& inputs) {
+  tc::manual_seed(7);  // dropout's mask: the same draw on every device
+  const V outputs = c.fn(inputs);
+  V flowing, seeds;
+  const V all_seeds = seeds_for(outputs);
+  size_t k = 0;
+  for (const Tensor& o : outputs) {
+    if (!o.defined() || !is_floating(o.dtype())) continue;
+    const Tensor& seed = all_seeds[k++];
+    if (!ag::grad_fn(o)) continue;
+    flowing.push_back(o);
+    seeds.push_back(on_device(seed));
+  }
+  V wrt;
+  for (const Tensor& x : inputs)
+    if (x.requires_grad()) wrt.push_back(x);
+  V grads = flowing.empty() ? V(wrt.size()) : ag::grad(flowing, wrt, seeds, false, false, true);
+  auto host = [](const Tensor& t) { return t.defined() ? tc::_to_copy(t, std::nullopt, Device(DeviceType::CPU)) : t; };
+  V values;
+  for (const Tensor& o : outputs) values.push_back(host(ag::detach(o)));
+  for (Tensor& g : grads) g = host(g);
+  return {values, grads};
+}
+
+// "" when a and b hold the same shapes and values (NaN matches NaN), within
+// float64's rounding of different libm implementations.
+std::string compare(const V& got, const V& want, const char* what) {
+  if (got.size() != want.size()) return std::string(what) + ": a different number of tensors";
+  for (size_t i = 0; i < got.size(); ++i) {
+    const Tensor &g = got[i], &w = want[i];
+    if (g.defined() != w.defined()) return std::string(what) + " " + std::to_string(i) + ": defined on one device only";
+    if (!g.defined()) continue;
+    if (g.sizes() != w.sizes() || g.dtype() != w.dtype())
+      return std::string(what) + " " + std::to_string(i) + ": shape or dtype differs";
+    const Tensor gd = tc::_to_copy(g, ScalarType::Float64), wd = tc::_to_copy(w, ScalarType::Float64);
+    const Tensor gc = tc::contiguous(gd), wc = tc::contiguous(wd);
+    const double* p = static_cast<const double*>(gc.data_ptr());
+    const double* q = static_cast<const double*>(wc.data_ptr());
+    for (int64_t j = 0; j < gc.numel(); ++j) {
+      const bool both_nan = std::isnan(p[j]) && std::isnan(q[j]);
+      if (!both_nan && !(std::fabs(p[j] - q[j]) <= 1e-12 + 1e-10 * std::fabs(q[j])))
+        return std::string(what) + " " + std::to_string(i) + ": element " + std::to_string(j) + " is " +
+               std::to_string(p[j]) + ", the CPU's " + std::to_string(q[j]);
+    }
+  }
+  return "";
+}
+
+// Every case on `device`: the forward values and the first-order gradients
+// against the CPU's (which gradcheck verifies above), in float64, from the
+// same inputs and constants. A case whose op has no kernel for the device yet
+// (NotImplemented) goes into `missing`; any other error or difference fails.
+// Returns how many cases were compared.
+int compare_cases_on(Device device, std::set<std::string>* missing) {
+  int compared = 0;
+  for (const Case& c : cases()) {
+    const auto [want_values, want_grads] = values_and_gradients(c, c.inputs);
+    g_case_device = device;
+    std::string r;
+    try {
+      V inputs;
+      for (const Tensor& x : c.inputs) {
+        Tensor y;
+        {
+          ag::NoGradGuard no_grad;
+          y = tc::_to_copy(x, std::nullopt, device);
+        }
+        if (x.requires_grad()) ag::set_requires_grad(y, true);
+        inputs.push_back(y);
+      }
+      const auto [values, grads] = values_and_gradients(c, inputs);
+      r = compare(values, want_values, "output");
+      if (r.empty()) r = compare(grads, want_grads, "gradient of input");
+      ++compared;
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::NotImplemented)
+        missing->insert(c.entry);
+      else
+        r = std::string("threw: ") + e.what();
+    }
+    g_case_device = Device(DeviceType::CPU);
+    EXPECT_EQ(r, "") << describe(c) << " on " << device.str();
+  }
+  return compared;
+}
+
+// The comparison itself, on copies of the inputs on the CPU: every case runs
+// and matches.
+TEST(Gradcheck, EveryCaseMatchesOnFreshCopies) {
+  std::set<std::string> missing;
+  EXPECT_EQ(compare_cases_on(Device(DeviceType::CPU), &missing), int(cases().size()));
+  EXPECT_TRUE(missing.empty());
+}
+
+// Every case on CUDA. The entries whose ops have no CUDA kernel yet are
+// counted and named (tools/cuda_ops.py lists those ops as CPU-only).
+// Skipped, saying why, without a usable CUDA device.
+TEST(Gradcheck, EveryCaseOnCudaMatchesTheCpu) {
+  std::string why;
+  int devices = 0;
+  try {
+    devices = cuda::device_count();
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  if (devices == 0) GTEST_SKIP() << "needs a CUDA device: " << (why.empty() ? "none present" : why);
+  std::set<std::string> cpu_only;
+  const int compared = compare_cases_on(Device(DeviceType::CUDA, 0), &cpu_only);
+  std::string list;
+  for (const std::string& e : cpu_only) list += " " + e;
+  std::cout << "CUDA: " << compared << " cases compared with the CPU; entries without a CUDA kernel yet ("
+            << cpu_only.size() << "):" << list << "\n";
+  RecordProperty("cuda_cases_compared", compared);
 }
 
 // ---- coverage against schema/derivatives.yaml ----
