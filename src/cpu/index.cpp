@@ -61,20 +61,6 @@ Tensor contiguous_copy(const Tensor& t) {
   return out;
 }
 
-// The checks shared by index_copy and index_add: source is self's shape with
-// dim resized to the number of indices, and self's dtype.
-void check_slice_source(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  TC_CHECK_ARG(index.dim() <= 1, op, ": argument 'index' expected a 0-D or 1-D tensor, got ", index.dim(), "-D");
-  TC_CHECK_TYPE(source.dtype() == self.dtype(), op, ": argument 'source' expected dtype ", self.dtype(),
-                " (self's), got ", source.dtype());
-  DimVector expected(self.sizes());
-  if (self.dim() > 0) expected[size_t(dim)] = index.numel();
-  const bool ok =
-      self.dim() == 0 ? source.numel() == index.numel() && source.dim() <= 1 : IntArrayRef(expected) == source.sizes();
-  TC_CHECK_ARG(ok, op, ": argument 'source' expected shape ", IntArrayRef(expected), " (self's with dim ", dim,
-               " of the index's length), got ", source.sizes());
-}
-
 // t's strides for a walk over `nd` dims, with the entry of `dim` zeroed when
 // `skip_dim` (the index supplies that coordinate); all zeros for a 0-dim t.
 DimVector walk_strides(const Tensor& t, int64_t nd, int64_t dim, bool skip_dim) {
@@ -85,6 +71,7 @@ DimVector walk_strides(const Tensor& t, int64_t nd, int64_t dim, bool skip_dim) 
 }
 
 using structured::check_element_index;
+using structured::check_slice_source;
 
 enum class ScatterMode { Copy, Add };
 

@@ -245,6 +245,29 @@ Tensor mse_loss_backward_cuda(const Tensor& grad_output, const Tensor& self, con
   return tc::mul(tc::mul(d, grad_output), Scalar(norm));
 }
 
+// PyTorch's stable formula, as the CPU loop (float16 / bfloat16 in float32,
+// the loss rounded once), then the reduction:
+//   loss = ((1 - t) * x - (1 + (pos_weight - 1) * t) * log_sigmoid(x)) * weight,
+//   log_sigmoid(x) = min(x, 0) - log1p(exp(-|x|)).
+Tensor binary_cross_entropy_with_logits_cuda(const Tensor& self, const Tensor& target,
+                                             const std::optional<Tensor>& weight,
+                                             const std::optional<Tensor>& pos_weight, int64_t reduction) {
+  const ScalarType dt = structured::bce_with_logits_meta(self, target, weight, pos_weight, reduction);
+  const ScalarType acc = dt == ScalarType::Float16 || dt == ScalarType::BFloat16 ? ScalarType::Float32 : dt;
+  auto in_acc = [acc](const Tensor& t) { return t.dtype() == acc ? t : tc::_to_copy(t, acc); };
+  const Tensor x = in_acc(self), t = in_acc(target);
+  const Tensor log_sig = tc::sub(tc::clamp_max(x, Scalar(0.0)), tc::log1p(tc::exp(tc::neg(tc::abs(x)))));
+  Tensor log_weight_term = log_sig;
+  if (pos_weight && pos_weight->defined())
+    log_weight_term = tc::mul(tc::add(tc::mul(tc::sub(in_acc(*pos_weight), Scalar(1.0)), t), Scalar(1.0)), log_sig);
+  Tensor loss = tc::sub(tc::mul(tc::rsub(t, Scalar(1.0)), x), log_weight_term);
+  if (weight && weight->defined()) loss = tc::mul(loss, in_acc(*weight));
+  if (loss.dtype() != dt) loss = tc::_to_copy(loss, dt);
+  if (reduction == structured::kReductionMean) return tc::mean(loss);
+  if (reduction == structured::kReductionSum) return tc::sum(loss);
+  return loss;
+}
+
 // ---- clamp: where(x < lo, lo, x), then where(hi < x, hi, x), as the CPU
 // loop's comparisons (a NaN x is kept; a NaN tensor bound propagates) ----
 namespace {

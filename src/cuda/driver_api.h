@@ -156,6 +156,27 @@ struct GatherArgs {
   int64_t dim_size = 0;
 };
 
+// scatter over a geometry of three operands: out with its stride along `dim`
+// zeroed (0), the source value (1; data null: `value`), index (2, int64).
+// Element i of the geometry goes to out `index * dim_stride` bytes further:
+// assigned (Assign: with repeated indices one of the writes wins) or added
+// (Add: atomically, src * alpha in out's compute type; bool adds as "or").
+// Indices were checked against dim_size before the launch; one outside it is
+// skipped.
+enum class ScatterReduce : int { Assign, Add, Count };
+struct ScatterArgs {
+  char* out = nullptr;
+  const char* src = nullptr;
+  const char* index = nullptr;
+  int dtype = 0;           // out's dtype code
+  int src_dtype = 0;       // src's, converted per element
+  int reduce = 0;          // a ScatterReduce
+  int64_t dim_stride = 0;  // bytes
+  int64_t dim_size = 0;
+  double value = 0, alpha = 1;       // floating out
+  long long ivalue = 0, ialpha = 1;  // integral or bool out
+};
+
 // The random fills (src/core/philox.h says what element i draws).
 enum class RandomKind : int { Uniform, Normal, Bernoulli, Count };
 
@@ -252,6 +273,8 @@ struct DriverApi {
   int (*launch_pointwise)(const PointwiseArgs* args, const Geometry* g, Stream stream);
   // gather (GatherArgs) over g.
   int (*launch_gather)(const GatherArgs* args, const Geometry* g, Stream stream);
+  // scatter, index_copy, index_add (ScatterArgs) over g.
+  int (*launch_scatter)(const ScatterArgs* args, const Geometry* g, Stream stream);
   // One reduction pass (ReduceArgs).
   int (*launch_reduce)(const ReduceArgs* args, Stream stream);
   // A random fill (RandomArgs) over g.

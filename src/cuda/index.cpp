@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// gather and index_select on CUDA: the CPU's argument rules (shared through
-// structured/index.h), indices checked on the device (one reduction and a
-// read of two numbers; the exact message comes from the CPU's check), then
-// one launch of the driver's gather loop. index_select is a gather whose
-// index varies along `dim` only.
+// The index ops on CUDA: gather and index_select (the driver's gather loop),
+// scatter, scatter_add, index_copy and index_add (its scatter loop, atomic
+// for the adds), and embedding's backward (an index_add). The CPU's argument
+// rules are shared through structured/index.h; indices are checked on the
+// device (one reduction and a read of two numbers; the exact message comes
+// from the CPU's check). index_select is a gather whose index varies along
+// `dim` only; index_copy / index_add are scatters whose index does. The
+// writing ops fill a fresh contiguous copy of self, as on the CPU, so a
+// failed call leaves nothing half-written. Where an index repeats, scatter
+// and index_copy keep one of the writes (which one is unspecified on CUDA).
 #include "core/shape.h"
 #include "cpu/index_util.h"
 #include "cuda/runtime.h"
@@ -75,6 +80,123 @@ Tensor device_index(const Tensor& index, const Tensor& self) {
   return tc::_to_copy(index, ScalarType::Int64, self.device());
 }
 
+// Element strides of t over `nd` dims, `dim`'s zeroed when skip_dim (the
+// index supplies that coordinate); all zeros unless t has nd dims.
+DimVector walk_strides(const Tensor& t, int64_t nd, int64_t dim, bool skip_dim) {
+  DimVector s(size_t(nd), 0);
+  if (t.dim() == nd)
+    for (int64_t d = 0; d < nd; ++d) s[size_t(d)] = skip_dim && d == dim ? 0 : t.stride(d);
+  return s;
+}
+
+// out (self's contiguous copy, on its device) receives, for every position p
+// of `shape`, src at p (or `value`) at p's out position moved along dim to
+// index[p]: assigned or added (times alpha). Element strides per operand.
+void launch_scatter(const char* op, Tensor& out, int64_t dim, IntArrayRef shape, IntArrayRef out_strides,
+                    const Tensor* src, IntArrayRef src_strides, const Tensor& idx, IntArrayRef index_strides,
+                    cuda::ScatterReduce reduce, const Scalar& value, const Scalar& alpha) {
+  const int64_t nd = int64_t(shape.size());
+  TC_CHECK(nd <= cuda::kMaxDims, NotImplemented, op, ": CUDA scatters take at most ", cuda::kMaxDims, " dims, got ",
+           nd);
+  cuda::Geometry g;
+  g.numel = 1;
+  for (int64_t size : shape) g.numel *= size;
+  if (g.numel == 0) return;
+  const int64_t es_out = int64_t(out.element_size()), es_src = src ? int64_t(src->element_size()) : 0;
+  int n = 0;
+  for (int64_t d = 0; d < nd; ++d) {
+    const int64_t size = shape[size_t(d)];
+    if (size == 1) continue;
+    const int64_t s0 = out_strides[size_t(d)] * es_out, s1 = src ? src_strides[size_t(d)] * es_src : 0,
+                  s2 = index_strides[size_t(d)] * 8;
+    if (n > 0 && g.strides[0][n - 1] == s0 * size && g.strides[1][n - 1] == s1 * size &&
+        g.strides[2][n - 1] == s2 * size) {
+      g.sizes[n - 1] *= size;  // the outer dim walks on into this one
+      g.strides[0][n - 1] = s0;
+      g.strides[1][n - 1] = s1;
+      g.strides[2][n - 1] = s2;
+      continue;
+    }
+    g.sizes[n] = size;
+    g.strides[0][n] = s0;
+    g.strides[1][n] = s1;
+    g.strides[2][n] = s2;
+    ++n;
+  }
+  g.ndim = n;
+  cuda::ScatterArgs a;
+  a.out = static_cast<char*>(out.data_ptr());
+  a.src = src ? static_cast<const char*>(src->data_ptr()) : nullptr;
+  a.index = static_cast<const char*>(idx.data_ptr());
+  a.dtype = int(out.dtype());
+  a.src_dtype = src ? int(src->dtype()) : a.dtype;
+  a.reduce = int(reduce);
+  a.dim_stride = out.dim() ? out.stride(dim) * es_out : 0;
+  a.dim_size = out.dim() ? out.size(dim) : 1;
+  if (is_floating(out.dtype())) {
+    a.value = value.to_double();
+    a.alpha = alpha.to_double();
+  } else {
+    a.ivalue = value.is_bool() ? int64_t(value.to_bool()) : value.to_int();
+    a.ialpha = alpha.is_bool() ? int64_t(alpha.to_bool()) : alpha.to_int();
+  }
+  const int dev = out.device().index;
+  const cuda::DriverApi& drv = cuda::driver(op);
+  cuda::DeviceGuard guard(dev);
+  cuda::check(drv.launch_scatter(&a, &g, cuda::current_stream(dev)), op, "the scatter kernel's launch");
+}
+
+// A fresh contiguous copy of self on its device: what the writing ops fill.
+Tensor contiguous_copy(const Tensor& self) {
+  Tensor out = cuda::empty_on(self.sizes(), self.dtype(), self.device());
+  return tc::copy_(out, self);
+}
+
+void check_same_device(const char* op, const char* arg, const Tensor& t, const Tensor& self) {
+  TC_CHECK(t.device() == self.device(), Device, op, ": argument '", arg, "' is on ", t.device(),
+           ", expected self's device ", self.device());
+}
+
+Tensor scatter_impl(const char* op, const Tensor& self, int64_t dim_, const Tensor& index, const Tensor* src,
+                    const Scalar& value, cuda::ScatterReduce reduce) {
+  const int64_t dim = wrap_dim(dim_, self.dim(), op);
+  structured::check_element_index(op, self, dim, index, src);
+  TC_CHECK_TYPE(index.dtype() == ScalarType::Int64, op, ": argument 'index' expected an int64 tensor, got ",
+                index.dtype());
+  if (src) check_same_device(op, "src", *src, self);
+  check_index_values(op, index, self.dim() ? self.size(dim) : 1, false);
+  Tensor out = contiguous_copy(self);
+  if (index.numel() == 0) return out;
+  const Tensor idx = device_index(index, self);
+  const int64_t nd = idx.dim();
+  launch_scatter(op, out, dim, idx.sizes(), walk_strides(out, nd, dim, true).ref(), src,
+                 src ? walk_strides(*src, nd, dim, false).ref() : IntArrayRef(), idx,
+                 walk_strides(idx, nd, dim, false).ref(), reduce, value, Scalar(int64_t(1)));
+  return out;
+}
+
+// index_copy / index_add: slices of source go to positions `index` of dim.
+Tensor index_write(const char* op, const Tensor& self, int64_t dim_, const Tensor& index, const Tensor& source,
+                   bool allow_int32, cuda::ScatterReduce reduce, const Scalar& alpha) {
+  const int64_t dim = wrap_dim(dim_, self.dim(), op);
+  structured::check_slice_source(op, self, dim, index, source);
+  const bool ok = index.dtype() == ScalarType::Int64 || (allow_int32 && index.dtype() == ScalarType::Int32);
+  TC_CHECK_TYPE(ok, op, ": argument 'index' expected an int64", allow_int32 ? " or int32" : "", " tensor, got ",
+                index.dtype());
+  check_same_device(op, "source", source, self);
+  check_index_values(op, index, self.dim() ? self.size(dim) : 1, allow_int32);
+  Tensor out = contiguous_copy(self);
+  if (index.numel() == 0 || out.numel() == 0) return out;
+  const Tensor idx = device_index(index, self);
+  const int64_t nd = source.dim();
+  // The index varies along dim only (a 0-dim self: along the source's one dim).
+  DimVector index_strides(size_t(nd), 0);
+  if (nd > 0) index_strides[size_t(self.dim() ? dim : 0)] = idx.dim() ? idx.stride(0) : 0;
+  launch_scatter(op, out, dim, source.sizes(), walk_strides(out, nd, dim, true).ref(), &source, source.strides(), idx,
+                 index_strides.ref(), reduce, Scalar(int64_t(0)), alpha);
+  return out;
+}
+
 }  // namespace
 
 Tensor gather_cuda(const Tensor& self, int64_t dim_, const Tensor& index, bool sparse_grad) {
@@ -107,6 +229,75 @@ Tensor index_select_cuda(const Tensor& self, int64_t dim_, const Tensor& index) 
   if (!shape.empty()) index_strides[size_t(self.dim() ? dim : 0)] = idx.dim() ? idx.stride(0) : 0;
   launch_gather(op, self, self.dim() ? dim : 0, idx, index_strides.ref(), out);
   return out;
+}
+
+}  // namespace tc::native
+
+namespace tc::native {
+
+Tensor scatter_src_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_impl("scatter", self, dim, index, &src, Scalar(int64_t(0)), cuda::ScatterReduce::Assign);
+}
+Tensor scatter_value_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  return scatter_impl("scatter", self, dim, index, nullptr, value, cuda::ScatterReduce::Assign);
+}
+Tensor scatter_add_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_impl("scatter_add", self, dim, index, &src, Scalar(int64_t(0)), cuda::ScatterReduce::Add);
+}
+
+Tensor index_copy_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  return index_write("index_copy", self, dim, index, source, false, cuda::ScatterReduce::Assign, Scalar(int64_t(1)));
+}
+Tensor index_add_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  const char* op = "index_add";
+  structured::check_slice_source(op, self, wrap_dim(dim, self.dim(), op), index, source);  // first, as on the CPU
+  TC_CHECK_TYPE(self.dtype() != ScalarType::Bool, op, ": argument 'self' of dtype bool is not supported");
+  TC_CHECK_TYPE(is_floating(self.dtype()) || !alpha.is_floating_point(), op, ": argument 'alpha' is a float (",
+                alpha.to_double(), ") but self is ", self.dtype());
+  return index_write(op, self, dim, index, source, true, cuda::ScatterReduce::Add, alpha);
+}
+
+// The gradient of embedding's weight: each row of grad_output added into the
+// row its index names (index_add, in float32 for float16 / bfloat16 as the
+// CPU's sums), except rows of padding_idx; scale_grad_by_freq divides each
+// by how often its index occurs. Composed of dispatched ops.
+Tensor embedding_dense_backward_cuda(const Tensor& grad_output, const Tensor& indices, int64_t num_weights,
+                                     int64_t padding_idx, bool scale_grad_by_freq) {
+  const char* name = "embedding_dense_backward";
+  TC_CHECK_ARG(num_weights >= 0, name, ": argument 'num_weights' expected a non-negative count, got ", num_weights);
+  TC_CHECK_TYPE(is_floating(grad_output.dtype()), name,
+                ": argument 'grad_output' expected a floating point tensor, got ", grad_output.dtype());
+  TC_CHECK_ARG(grad_output.dim() >= 1, name, ": argument 'grad_output' expected at least 1 dim, got 0-dim");
+  const bool int_ok = indices.dtype() == ScalarType::Int64 || indices.dtype() == ScalarType::Int32;
+  TC_CHECK_TYPE(int_ok, name, ": argument 'indices' expected an int64 or int32 tensor, got ", indices.dtype());
+  if (indices.numel() > 0) {
+    const int64_t lo = tc::amin(indices).item().to_int(), hi = tc::amax(indices).item().to_int();
+    if (lo < 0 || hi >= num_weights)
+      cpu::checked_indices(name, "indices", tc::_to_copy(indices, std::nullopt, Device(DeviceType::CPU)), num_weights,
+                           true);
+  }
+  const int64_t D = grad_output.size(-1), n = indices.numel();
+  TC_CHECK_ARG(grad_output.numel() == n * D, name, ": argument 'grad_output' expected indices.shape + [", D, "] (",
+               n * D, " elements), got shape ", grad_output.sizes());
+  const ScalarType dt = grad_output.dtype();
+  const bool reduced = dt == ScalarType::Float16 || dt == ScalarType::BFloat16;
+  const ScalarType acc = reduced ? ScalarType::Float32 : dt;
+  const Device device = grad_output.device();
+  if (n == 0 || D == 0) return tc::zeros({num_weights, D}, dt, device);
+  const int64_t rows_shape[2] = {n, D}, flat[1] = {n};
+  Tensor rows = tc::reshape(grad_output, IntArrayRef(rows_shape, 2));
+  if (reduced) rows = tc::_to_copy(rows, acc);
+  const Tensor idx = tc::_to_copy(tc::reshape(indices, IntArrayRef(flat, 1)), ScalarType::Int64, device);
+  const Tensor zero = tc::zeros(IntArrayRef(), acc, Device(DeviceType::CPU));  // a host scalar
+  if (padding_idx >= 0 && padding_idx < num_weights)  // rows of padding_idx give nothing (not even NaN)
+    rows = tc::where(tc::unsqueeze(tc::ne(idx, Scalar(padding_idx)), 1), rows, zero);
+  if (scale_grad_by_freq) {
+    const Tensor counts = tc::index_add(tc::zeros({num_weights}, acc, device), 0, idx,
+                                        tc::ones(IntArrayRef(flat, 1), acc, device), Scalar(int64_t(1)));
+    rows = tc::mul(rows, tc::unsqueeze(tc::reciprocal(tc::index_select(counts, 0, idx)), 1));
+  }
+  const Tensor grad_weight = tc::index_add(tc::zeros({num_weights, D}, acc, device), 0, idx, rows, Scalar(int64_t(1)));
+  return reduced ? tc::_to_copy(grad_weight, dt) : grad_weight;
 }
 
 }  // namespace tc::native

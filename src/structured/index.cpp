@@ -25,6 +25,18 @@ void check_element_index(const char* op, const Tensor& self, int64_t dim, const 
   }
 }
 
+void check_slice_source(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  TC_CHECK_ARG(index.dim() <= 1, op, ": argument 'index' expected a 0-D or 1-D tensor, got ", index.dim(), "-D");
+  TC_CHECK_TYPE(source.dtype() == self.dtype(), op, ": argument 'source' expected dtype ", self.dtype(),
+                " (self's), got ", source.dtype());
+  DimVector expected(self.sizes());
+  if (self.dim() > 0) expected[size_t(dim)] = index.numel();
+  const bool ok =
+      self.dim() == 0 ? source.numel() == index.numel() && source.dim() <= 1 : IntArrayRef(expected) == source.sizes();
+  TC_CHECK_ARG(ok, op, ": argument 'source' expected shape ", IntArrayRef(expected), " (self's with dim ", dim,
+               " of the index's length), got ", source.sizes());
+}
+
 DimVector index_select_shape(const char* op, const Tensor& self, int64_t dim, const Tensor& index,
                              int64_t* wrapped_dim) {
   const int64_t d = wrap_dim(dim, self.dim(), op);

@@ -2,6 +2,7 @@
 #include "structured/nn.h"
 
 #include "core/error.h"
+#include "core/promotion.h"
 #include "core/shape.h"
 
 namespace tc::structured {
@@ -16,6 +17,37 @@ bool gelu_tanh(std::string_view approximate, const char* name) {
 void check_reduction(int64_t reduction, const char* name) {
   TC_CHECK_ARG(reduction >= kReductionNone && reduction <= kReductionSum, name,
                ": argument 'reduction' expected 0 (none), 1 (mean) or 2 (sum), got ", reduction);
+}
+
+namespace {
+
+void check_broadcasts_to(const char* name, const char* arg, const Tensor& t, const Tensor& self) {
+  bool ok = t.dim() <= self.dim();
+  for (int64_t i = 1; ok && i <= t.dim(); ++i) ok = t.size(-i) == 1 || t.size(-i) == self.size(-i);
+  TC_CHECK_ARG(ok, name, ": argument '", arg, "' of shape ", t.sizes(), " must broadcast to the shape of self ",
+               self.sizes());
+}
+
+}  // namespace
+
+ScalarType bce_with_logits_meta(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
+                                const std::optional<Tensor>& pos_weight, int64_t reduction) {
+  const char* name = "binary_cross_entropy_with_logits";
+  check_reduction(reduction, name);
+  TC_CHECK_ARG(target.sizes() == self.sizes(), name, ": argument 'target' expected the shape of self ", self.sizes(),
+               ", got ", target.sizes());
+  const bool has_w = weight && weight->defined(), has_pw = pos_weight && pos_weight->defined();
+  if (has_w) check_broadcasts_to(name, "weight", *weight, self);
+  if (has_pw) check_broadcasts_to(name, "pos_weight", *pos_weight, self);
+  ScalarType dt = has_w && has_pw ? result_type({self, target, *weight, *pos_weight})
+                  : has_w         ? result_type({self, target, *weight})
+                  : has_pw        ? result_type({self, target, *pos_weight})
+                                  : result_type({self, target});
+  // 1.0 in place of a missing one: an integral or bool result becomes the default float dtype.
+  if (!(has_w && has_pw) && !is_floating(dt)) dt = ScalarType::Float32;
+  TC_CHECK_TYPE(is_floating(dt), name, ": arguments 'self' and 'target' expected floating point ", "tensors, got ",
+                self.dtype(), " and ", target.dtype());
+  return dt;
 }
 
 SoftmaxMeta softmax_meta(const Tensor& self, int64_t dim, bool half_to_float, const char* name) {

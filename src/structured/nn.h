@@ -54,6 +54,13 @@ Tensor checked_host_targets(const char* name, const Tensor& target, int64_t clas
 void nll_backward_meta(const char* name, const Tensor& grad_output, const Tensor& self, const Tensor& total_weight,
                        const NllShape& s, int64_t reduction);
 
+// binary_cross_entropy_with_logits: target of self's shape; weight and
+// pos_weight, when given, broadcast to it. Returns the dtype it computes in:
+// PyTorch's promotion of the tensors and, where weight or pos_weight is
+// absent, the number 1.0 in its place; it must be floating.
+ScalarType bce_with_logits_meta(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
+                                const std::optional<Tensor>& pos_weight, int64_t reduction);
+
 // native_layer_norm(_backward): input floating, its shape ending in
 // normalized_shape (at least one dim); weight and bias, when given, of that
 // shape and floating. The input is M rows of N elements from dim `axis` on.

@@ -470,3 +470,84 @@ TEST(CudaComposed, RoundDecimalsMatchesTheCpu) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CudaComposed, EmbeddingBackwardMatchesTheCpu) {
+  const Tensor idx = from({2, 0, 2, 3, 1, 2}, {2, 3}, ScalarType::Int64);
+  const Tensor idx32 = from({2, 0, 2, 3, 1, 2}, {2, 3}, ScalarType::Int32);
+  std::vector<double> g(2 * 3 * 4);
+  for (size_t i = 0; i < g.size(); ++i) g[i] = 0.25 * double(i) - 2;
+  g[5] = kNaN;  // in a row of index 0: reaches the result unless 0 is padding
+  for (const ScalarType dt : {ScalarType::Float64, ScalarType::Float32, ScalarType::Float16, ScalarType::BFloat16}) {
+    SCOPED_TRACE(std::string(dtype_name(dt)));
+    const Tensor grad = from(g, {2, 3, 4}, dt);
+    for (const int64_t padding : {int64_t(-1), int64_t(0), int64_t(2), int64_t(9)})
+      for (const bool by_freq : {false, true})
+        for (const Tensor& i : {idx, idx32})
+          expect_same(native::embedding_dense_backward_cuda(grad, i, 5, padding, by_freq),
+                      native::embedding_dense_backward_cpu(grad, i, 5, padding, by_freq), 1e-6);
+  }
+  const Tensor grad = from(g, {2, 3, 4});
+  expect_same(native::embedding_dense_backward_cuda(from({}, {0, 4}), from({}, {0}, ScalarType::Int64), 3, -1, false),
+              native::embedding_dense_backward_cpu(from({}, {0, 4}), from({}, {0}, ScalarType::Int64), 3, -1, false));
+  for (const Tensor& bad : {from({2, 0, 5, 3, 1, 2}, {2, 3}, ScalarType::Int64), from({1}, {1}, ScalarType::Float32)}) {
+    const ErrorCode code = bad.dtype() == ScalarType::Float32 ? ErrorCode::Type : ErrorCode::Index;
+    EXPECT_EQ(error_of([&] { native::embedding_dense_backward_cuda(grad, bad, 5, -1, false); }, code),
+              error_of([&] { native::embedding_dense_backward_cpu(grad, bad, 5, -1, false); }, code));
+  }
+  EXPECT_EQ(
+      error_of([&] { native::embedding_dense_backward_cuda(grad, idx, -1, -1, false); }, ErrorCode::InvalidArgument),
+      error_of([&] { native::embedding_dense_backward_cpu(grad, idx, -1, -1, false); }, ErrorCode::InvalidArgument));
+  EXPECT_EQ(error_of(
+                [&] {
+                  native::embedding_dense_backward_cuda(from(g, {4, 6}), idx, 5, -1, false);
+                },
+                ErrorCode::InvalidArgument),
+            error_of(
+                [&] {
+                  native::embedding_dense_backward_cpu(from(g, {4, 6}), idx, 5, -1, false);
+                },
+                ErrorCode::InvalidArgument));
+}
+
+}  // namespace
+
+namespace {
+
+TEST(CudaComposed, BinaryCrossEntropyWithLogitsMatchesTheCpu) {
+  const Tensor x64 = from({0.5, -3, 40, -40, kNaN, 0, 2, -0.25}, {2, 4});
+  const Tensor t64 = from({1, 0, 1, 0.5, 1, 0, 0.25, 1}, {2, 4});
+  const Tensor w = from({0.5, 2, 1, 1.5}, {4}), pw = from({3, 0.5}, {2, 1});
+  const std::optional<Tensor> none;
+  for (const ScalarType dt : {ScalarType::Float64, ScalarType::Float32, ScalarType::Float16, ScalarType::BFloat16}) {
+    SCOPED_TRACE(std::string(dtype_name(dt)));
+    const Tensor x = tc::_to_copy(x64, dt), t = tc::_to_copy(t64, dt);
+    for (int64_t reduction : {0, 1, 2})
+      for (const auto& [wt, pwt] : std::vector<std::pair<std::optional<Tensor>, std::optional<Tensor>>>{
+               {none, none}, {w, none}, {none, pw}, {w, pw}})
+        expect_same(native::binary_cross_entropy_with_logits_cuda(x, t, wt, pwt, reduction),
+                    native::binary_cross_entropy_with_logits_cpu(x, t, wt, pwt, reduction), 1e-6);
+  }
+  const Tensor xi = from({1, 0, 2}, {3}, ScalarType::Int64), ti = from({1, 0, 1}, {3}, ScalarType::Int64);
+  expect_same(native::binary_cross_entropy_with_logits_cuda(xi, ti, none, none, 1),
+              native::binary_cross_entropy_with_logits_cpu(xi, ti, none, none, 1), 1e-6);
+  const Tensor wi = from({1, 1, 1}, {3}, ScalarType::Int64);
+  EXPECT_EQ(error_of([&] { native::binary_cross_entropy_with_logits_cuda(xi, ti, wi, wi, 1); }, ErrorCode::Type),
+            error_of([&] { native::binary_cross_entropy_with_logits_cpu(xi, ti, wi, wi, 1); }, ErrorCode::Type));
+  const Tensor wide = from({1, 2, 3, 4, 5}, {5});
+  EXPECT_EQ(error_of([&] { native::binary_cross_entropy_with_logits_cuda(x64, t64, wide, none, 1); },
+                     ErrorCode::InvalidArgument),
+            error_of([&] { native::binary_cross_entropy_with_logits_cpu(x64, t64, wide, none, 1); },
+                     ErrorCode::InvalidArgument));
+  EXPECT_EQ(error_of([&] { native::binary_cross_entropy_with_logits_cuda(x64, w, none, none, 1); },
+                     ErrorCode::InvalidArgument),
+            error_of([&] { native::binary_cross_entropy_with_logits_cpu(x64, w, none, none, 1); },
+                     ErrorCode::InvalidArgument));
+  EXPECT_EQ(error_of([&] { native::binary_cross_entropy_with_logits_cuda(x64, t64, none, none, 5); },
+                     ErrorCode::InvalidArgument),
+            error_of([&] { native::binary_cross_entropy_with_logits_cpu(x64, t64, none, none, 5); },
+                     ErrorCode::InvalidArgument));
+}
+
+}  // namespace

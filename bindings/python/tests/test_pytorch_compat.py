@@ -468,3 +468,38 @@ def test_cuda_division_modes_pow_atan2_and_small_ops_match_the_cpu():
         on_gpu = draw(device="cuda")
         tensorc.manual_seed(13)
         assert on_gpu.is_cuda and on_gpu.cpu().tolist() == draw().tolist()
+
+
+@pytest.mark.skipif(not tensorc.cuda.is_available(), reason="needs a CUDA device (none present)")
+def test_cuda_scatter_index_add_and_embedding_backward_match_the_cpu():
+    rng = np.random.default_rng(11)
+    for dtype in ("float32", "float64", "float16", "int64", "int32", "int8", "uint8"):
+        self_ = tensorc.tensor(rng.integers(-5, 5, (4, 6)).astype(dtype))
+        src = tensorc.tensor(rng.integers(-5, 5, (4, 6)).astype(dtype))
+        perm = tensorc.tensor(np.stack([rng.permutation(6) for _ in range(4)]))  # no repeats along dim 1
+        repeated = tensorc.tensor(rng.integers(0, 6, (4, 6)))
+        rows = tensorc.tensor([3, 0, 3, 1])
+        cases = [lambda s, x, p, r, i: tensorc.scatter(s, 1, p, x),
+                 lambda s, x, p, r, i: tensorc.scatter(s, 1, p[:, :3], 7),
+                 lambda s, x, p, r, i: tensorc.scatter_add(s, 1, r, x),
+                 lambda s, x, p, r, i: tensorc.index_add(s, 0, i, x, alpha=2),
+                 lambda s, x, p, r, i: tensorc.index_copy(s, 0, i[1:3], x[:2])]
+        for case in cases:
+            want = case(self_, src, perm, repeated, rows)
+            got = case(self_.cuda(), src.cuda(), perm.cuda(), repeated.cuda(), rows.cuda())
+            assert got.is_cuda and got.dtype == want.dtype
+            np.testing.assert_allclose(got.cpu().numpy().astype(np.float64), want.numpy().astype(np.float64),
+                                       rtol=1e-3, atol=1e-3)
+    flags = tensorc.tensor([True, False, False])
+    assert tensorc.scatter_add(flags.cuda(), 0, tensorc.tensor([1, 1], device="cuda"),
+                               tensorc.tensor([True, False], device="cuda")).cpu().tolist() == [True, True, False]
+    with pytest.raises(IndexError):
+        tensorc.scatter(self_.cuda(), 1, tensorc.tensor([[6]], device="cuda"), 1)
+    emb = tensorc.nn.Embedding(10, 4, padding_idx=0)
+    ids = tensorc.tensor([[1, 0, 3], [3, 3, 9]])
+    emb(ids).pow(2).sum().backward()
+    want = emb.weight.grad.clone()
+    emb.weight.grad = None
+    emb.cuda()
+    emb(ids.cuda()).pow(2).sum().backward()
+    np.testing.assert_allclose(emb.weight.grad.cpu().numpy(), want.numpy(), rtol=1e-5, atol=1e-6)

@@ -92,16 +92,6 @@ void nll_backward(const Tensor& grad_output, const int64_t* tgt, const std::vect
   }
 }
 
-// ---- binary_cross_entropy_with_logits ----------------------------------------------
-
-// t broadcasts to self's shape without enlarging it.
-void check_broadcasts_to(const char* name, const char* arg, const Tensor& t, const Tensor& self) {
-  bool ok = t.dim() <= self.dim();
-  for (int64_t i = 1; ok && i <= t.dim(); ++i) ok = t.size(-i) == 1 || t.size(-i) == self.size(-i);
-  TC_CHECK_ARG(ok, name, ": argument '", arg, "' of shape ", t.sizes(), " must broadcast to the shape of self ",
-               self.sizes());
-}
-
 }  // namespace
 
 std::tuple<Tensor, Tensor> nll_loss_forward_cpu(const Tensor& self, const Tensor& target,
@@ -183,12 +173,8 @@ Tensor binary_cross_entropy_with_logits_cpu(const Tensor& self, const Tensor& ta
                                             const std::optional<Tensor>& weight,
                                             const std::optional<Tensor>& pos_weight, int64_t reduction) {
   const char* name = "binary_cross_entropy_with_logits";
-  check_reduction(reduction, name);
-  TC_CHECK_ARG(target.sizes() == self.sizes(), name, ": argument 'target' expected the shape of self ", self.sizes(),
-               ", got ", target.sizes());
+  const ScalarType dt = structured::bce_with_logits_meta(self, target, weight, pos_weight, reduction);
   const bool has_w = weight && weight->defined(), has_pw = pos_weight && pos_weight->defined();
-  if (has_w) check_broadcasts_to(name, "weight", *weight, self);
-  if (has_pw) check_broadcasts_to(name, "pos_weight", *pos_weight, self);
   Tensor loss;
   TensorIter it(name);
   it.add_output(loss).add_input(self).add_input(target);
@@ -202,8 +188,8 @@ Tensor binary_cross_entropy_with_logits_cpu(const Tensor& self, const Tensor& ta
     it.add_scalar_input(Scalar(1.0));
   it.promote_inputs();
   it.build();
-  TC_CHECK_TYPE(is_floating(it.common_dtype()), name, ": arguments 'self' and 'target' expected floating point ",
-                "tensors, got ", self.dtype(), " and ", target.dtype());
+  TC_CHECK(it.common_dtype() == dt, Internal, "internal error: ", name, ": the meta step's dtype ", dt,
+           " is not the iteration's ", it.common_dtype());
   TC_DISPATCH_FLOATING_TYPES(it.common_dtype(), name, [&] {
     using acc = opmath_t<scalar_t>;
     cpu_kernel(

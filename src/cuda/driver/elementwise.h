@@ -11,6 +11,7 @@ int launch_fill(char* data, int elem_size, uint64_t bits, const Geometry* g, Str
 int launch_copy(char* dst, int dst_dtype, const char* src, int src_dtype, const Geometry* g, Stream stream);
 int launch_pointwise(const PointwiseArgs* args, const Geometry* g, Stream stream);  // pointwise.cu
 int launch_gather(const GatherArgs* args, const Geometry* g, Stream stream);        // elementwise.cu
+int launch_scatter(const ScatterArgs* args, const Geometry* g, Stream stream);      // scatter.cu
 int launch_reduce(const ReduceArgs* args, Stream stream);                           // reduce.cu
 int launch_random(const RandomArgs* args, const Geometry* g, Stream stream);        // random.cu
 int launch_range(const RangeArgs* args, Stream stream);                             // random.cu
