@@ -7,6 +7,7 @@
 #include "core/tensor.h"
 #include "cpu/index_util.h"
 #include "cpu/loops.h"
+#include "structured/reduce_plan.h"
 #include "tensorc_gen/native_functions.h"  // checks the kernel matches the schema
 #include "tensorc_gen/ops.h"
 
@@ -15,8 +16,7 @@ namespace tc::native {
 Tensor cumsum_cpu(const Tensor& self, int64_t dim_, std::optional<ScalarType> dtype) {
   const char* op = "cumsum";
   const int64_t dim = wrap_dim(dim_, self.dim(), op);
-  const ScalarType result = dtype ? *dtype : is_floating(self.dtype()) ? self.dtype() : ScalarType::Int64;
-  TC_CHECK_TYPE(result != ScalarType::Bool, op, ": argument 'dtype' bool cannot hold a sum");
+  const ScalarType result = structured::cumsum_dtype(self.dtype(), dtype);
   const Tensor x = self.dtype() == result ? self.contiguous() : self.to(result).contiguous();
   Tensor out = empty_tensor(self.sizes(), result, self.device());
   if (out.numel() == 0) return out;

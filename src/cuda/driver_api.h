@@ -209,6 +209,33 @@ struct RangeArgs {
   char* data = nullptr;
 };
 
+// Inclusive prefix sums along the middle dim of a contiguous [outer, size,
+// inner] tensor: out and in both of `dtype` (the result's), summed in the
+// compute type (float for float16 / bfloat16 and float32, double, long long
+// wrapping for integers).
+struct ScanArgs {
+  int dtype = 0;
+  int64_t outer = 1, size = 1, inner = 1;
+  const char* in = nullptr;
+  char* out = nullptr;
+};
+
+// A stable sort of each of `segments` contiguous runs of `segment_size` keys
+// (CUB's segmented sort), carrying int64 values: keys of dtype `dtype` (int64,
+// float32 or float64), ascending or descending; offsets holds segments + 1 run
+// starts (i * segment_size). Called first with temp null for the workspace
+// size (*temp_bytes), then with a workspace of that size.
+struct SortArgs {
+  int dtype = 0;
+  bool descending = false;
+  int64_t segments = 0, segment_size = 0;
+  const char* keys_in = nullptr;
+  char* keys_out = nullptr;
+  const long long* values_in = nullptr;
+  long long* values_out = nullptr;
+  const long long* offsets = nullptr;
+};
+
 // One (batched) matrix product in cuBLAS's column-major terms:
 //   C[i] = alpha * op(A[i]) @ op(B[i]) + beta * C[i],  i < batch,
 // op(X) = X, or X transposed when trans_X; op(A) is m x k, op(B) k x n, C
@@ -281,6 +308,10 @@ struct DriverApi {
   int (*launch_random)(const RandomArgs* args, const Geometry* g, Stream stream);
   // arange / linspace (RangeArgs).
   int (*launch_range)(const RangeArgs* args, Stream stream);
+  // cumsum (ScanArgs).
+  int (*launch_scan)(const ScanArgs* args, Stream stream);
+  // sort (SortArgs): temp null asks for the workspace's size.
+  int (*sort_pairs)(const SortArgs* args, void* temp, size_t* temp_bytes, Stream stream);
   // The GEMM above on cuBLAS (a handle per device and thread, on `stream`).
   int (*gemm)(const GemmArgs* args, Stream stream);
   // "cudaErrorName (text)" or "CUBLAS_STATUS_NAME (text)" for a code returned above.

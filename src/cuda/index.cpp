@@ -300,4 +300,29 @@ Tensor embedding_dense_backward_cuda(const Tensor& grad_output, const Tensor& in
   return reduced ? tc::_to_copy(grad_weight, dt) : grad_weight;
 }
 
+// nonzero, composed of dispatched ops: the non-zero mask, its count (read
+// back: the result's size depends on it, as in PyTorch), each hit's output
+// row from a cumsum of the mask, the flat positions scattered to their rows
+// (misses go to a spare slot past the end), then the coordinates.
+Tensor nonzero_cuda(const Tensor& self) {
+  const int64_t n = self.numel(), nd = self.dim();
+  const Device device = self.device();
+  const int64_t flat_shape[1] = {n};
+  const Tensor hit = tc::reshape(tc::ne(self, Scalar(int64_t(0))), IntArrayRef(flat_shape, 1));
+  const int64_t count = n == 0 ? 0 : tc::sum(hit).item().to_int();
+  if (count == 0 || nd == 0) return tc::empty({count, nd}, ScalarType::Int64, device);
+  const Tensor rows = tc::sub(tc::cumsum(hit, 0, ScalarType::Int64), Scalar(int64_t(1)));
+  const Tensor spare = tc::full(IntArrayRef(), Scalar(count), ScalarType::Int64, Device(DeviceType::CPU));
+  const Tensor positions = tc::arange(Scalar(n), ScalarType::Int64, device);
+  Tensor flat = tc::zeros({count + 1}, ScalarType::Int64, device);
+  flat = tc::narrow(tc::scatter(flat, 0, tc::where(hit, rows, spare), positions), 0, 0, count);
+  std::vector<Tensor> columns(static_cast<size_t>(nd));
+  for (int64_t d = nd - 1; d >= 0; --d) {
+    const Scalar size(self.size(d));
+    columns[size_t(d)] = tc::remainder(flat, size);
+    flat = tc::floor_divide(flat, size);
+  }
+  return tc::stack(columns, 1);
+}
+
 }  // namespace tc::native

@@ -107,4 +107,10 @@ void check_full_extreme(const Tensor& self, const char* op) {
                ": expected reduction dim to be specified for input.numel() == 0 (pass the 'dim' argument)");
 }
 
+ScalarType cumsum_dtype(ScalarType self, std::optional<ScalarType> dtype) {
+  const ScalarType result = dtype ? *dtype : is_floating(self) ? self : ScalarType::Int64;
+  TC_CHECK_TYPE(result != ScalarType::Bool, "cumsum: argument 'dtype' bool cannot hold a sum");
+  return result;
+}
+
 }  // namespace tc::structured

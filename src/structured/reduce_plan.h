@@ -38,6 +38,9 @@ void check_nonempty_reduction(const Tensor& self, uint64_t mask, const char* op,
 ScalarType sum_like_dtype(const char* op, bool mean, ScalarType self, std::optional<ScalarType> dtype);
 // all and any: uint8 stays uint8 (PyTorch's rule), every other dtype gives bool.
 ScalarType logical_reduce_dtype(ScalarType self);
+// cumsum's result dtype: `dtype`, else self's when floating, else int64; never
+// bool.
+ScalarType cumsum_dtype(ScalarType self, std::optional<ScalarType> dtype);
 // max() and min() over every element refuse an empty tensor.
 void check_full_extreme(const Tensor& self, const char* op);
 

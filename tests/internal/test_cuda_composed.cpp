@@ -551,3 +551,20 @@ TEST(CudaComposed, BinaryCrossEntropyWithLogitsMatchesTheCpu) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CudaComposed, NonzeroMatchesTheCpu) {
+  const Tensor x = from({0, 1.5, -0.0, kNaN, 0, 2, 0, 0, 3, 0, 0, -1}, {2, 3, 2});
+  expect_same(native::nonzero_cuda(x), native::nonzero_cpu(x), 0);
+  expect_same(native::nonzero_cuda(tc::transpose(x, 0, 2)), native::nonzero_cpu(tc::transpose(x, 0, 2)), 0);
+  const Tensor b = from({1, 0, 1, 1}, {4}, ScalarType::Bool);
+  expect_same(native::nonzero_cuda(b), native::nonzero_cpu(b), 0);
+  const Tensor i = from({0, 0, 0}, {3}, ScalarType::Int32);
+  expect_same(native::nonzero_cuda(i), native::nonzero_cpu(i), 0);  // no hits: (0, 1)
+  expect_same(native::nonzero_cuda(from({}, {0, 3})), native::nonzero_cpu(from({}, {0, 3})), 0);
+  expect_same(native::nonzero_cuda(from({5}, {})), native::nonzero_cpu(from({5}, {})), 0);  // 0-dim: (1, 0)
+  expect_same(native::nonzero_cuda(from({0}, {})), native::nonzero_cpu(from({0}, {})), 0);
+}
+
+}  // namespace

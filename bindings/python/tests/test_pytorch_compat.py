@@ -503,3 +503,42 @@ def test_cuda_scatter_index_add_and_embedding_backward_match_the_cpu():
     emb.cuda()
     emb(ids.cuda()).pow(2).sum().backward()
     np.testing.assert_allclose(emb.weight.grad.cpu().numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.skipif(not tensorc.cuda.is_available(), reason="needs a CUDA device (none present)")
+def test_cuda_cumsum_and_nonzero_match_the_cpu():
+    rng = np.random.default_rng(12)
+    for shape, dim in (((5,), 0), ((3, 40), 1), ((40, 3), 0), ((2, 1000, 3), 1), ((7, 2, 5), -1), ((0, 4), 1)):
+        for dtype in ("float32", "float64", "float16", "int32", "uint8", "bool"):
+            x = tensorc.tensor((rng.standard_normal(shape) * 3).astype(dtype) if dtype != "bool"
+                               else rng.integers(0, 2, shape).astype(bool))
+            want, got = tensorc.cumsum(x, dim), tensorc.cumsum(x.cuda(), dim)
+            assert got.is_cuda and got.dtype == want.dtype
+            np.testing.assert_allclose(got.cpu().numpy().astype(np.float64), want.numpy().astype(np.float64),
+                                       rtol=2e-3, atol=2e-3)
+            assert tensorc.nonzero(x.cuda()).cpu().tolist() == tensorc.nonzero(x).tolist()
+    assert tensorc.cumsum(tensorc.ones(3, device="cuda"), 0, dtype=tensorc.float64).dtype == tensorc.float64
+    mask = tensorc.tensor([[True, False], [False, True]], device="cuda")
+    y = tensorc.arange(4.0, device="cuda").reshape(2, 2)
+    assert y[mask].cpu().tolist() == [0.0, 3.0]
+
+
+@pytest.mark.skipif(not tensorc.cuda.is_available(), reason="needs a CUDA device (none present)")
+def test_cuda_sort_and_topk_match_the_cpu():
+    rng = np.random.default_rng(13)
+    base = rng.integers(-4, 4, (3, 7, 5)).astype(np.float64)  # many ties
+    base[0, 1, 2], base[1, 3, 0], base[2, 0, 4] = np.nan, -0.0, np.nan
+    for dtype in ("float32", "float64", "float16", "bfloat16", "int64", "int8", "bool"):
+        x = tensorc.tensor(base).to(getattr(tensorc, dtype)) if dtype != "bool" else tensorc.tensor(base > 0)
+        for dim in (0, 1, -1):
+            for descending in (False, True):
+                want, got = tensorc.sort(x, dim, descending), tensorc.sort(x.cuda(), dim, descending)
+                assert got[1].cpu().tolist() == want[1].tolist()
+                np.testing.assert_array_equal(got[0].cpu().double().numpy(), want[0].double().numpy())
+            for k in (0, 1, 3):
+                for largest in (True, False):
+                    want, got = tensorc.topk(x, k, dim, largest), tensorc.topk(x.cuda(), k, dim, largest)
+                    assert got[1].cpu().tolist() == want[1].tolist()
+    assert tensorc.argsort(tensorc.tensor([3.0, 1.0, 2.0], device="cuda")).cpu().tolist() == [1, 2, 0]
+    with pytest.raises(IndexError):
+        tensorc.topk(tensorc.ones(3, device="cuda"), 4)

@@ -71,17 +71,42 @@ const char* error_string(int code) {
   return text.c_str();
 }
 
-constexpr DriverApi kApi = {
-    device_count,       get_device,      set_device,        device_malloc,     device_free,
-    mem_info,           event_record,    event_query,       event_destroy,     device_synchronize,
-    stream_synchronize, stream_create,   stream_query,      stream_wait_event, stream_priority_range,
-    event_create,       event_record_on, event_synchronize, event_elapsed_ms,  memcpy_async,
-    memcpy_peer_async,  launch_fill,     launch_copy,       launch_pointwise,  launch_gather,
-    launch_scatter,     launch_reduce,   launch_random,     launch_range,      gemm,
-    error_string};
+constexpr DriverApi kApi = {device_count,
+                            get_device,
+                            set_device,
+                            device_malloc,
+                            device_free,
+                            mem_info,
+                            event_record,
+                            event_query,
+                            event_destroy,
+                            device_synchronize,
+                            stream_synchronize,
+                            stream_create,
+                            stream_query,
+                            stream_wait_event,
+                            stream_priority_range,
+                            event_create,
+                            event_record_on,
+                            event_synchronize,
+                            event_elapsed_ms,
+                            memcpy_async,
+                            memcpy_peer_async,
+                            launch_fill,
+                            launch_copy,
+                            launch_pointwise,
+                            launch_gather,
+                            launch_scatter,
+                            launch_reduce,
+                            launch_random,
+                            launch_range,
+                            launch_scan,
+                            sort_pairs,
+                            gemm,
+                            error_string};
 // One initializer per entry, in the table's order: a new entry must be added
 // above too (this count moves with it).
-static_assert(sizeof(DriverApi) == 31 * sizeof(void*), "kApi must list every DriverApi entry");
+static_assert(sizeof(DriverApi) == 33 * sizeof(void*), "kApi must list every DriverApi entry");
 
 // Why CUDA is unusable, from cudaGetDeviceCount's error.
 std::string driver_problem(cudaError_t err) {
