@@ -311,6 +311,18 @@ TC_API tc_status tc_tensor_device(tc_device* out, tc_tensor t);
 TC_API tc_status tc_tensor_storage_offset(int64_t* out, tc_tensor t);
 /* *out = whether the tensor is contiguous in row-major order. */
 TC_API tc_status tc_tensor_is_contiguous(bool* out, tc_tensor t);
+/* *out = whether t's memory is page-locked host memory (from
+ * tc_tensor_pin_memory). Always false before a CUDA backend was loaded. */
+TC_API tc_status tc_tensor_is_pinned(bool* out, tc_tensor t);
+/* *out = a new reference to a contiguous copy of CPU tensor `t` in
+ * page-locked host memory (Tensor.pin_memory), or to `t` itself when it is
+ * pinned already. Copies between pinned memory and a CUDA device can run
+ * asynchronously (non_blocking): the memory stays allocated until such a copy
+ * is done, even if every tensor over it is released. Caller releases *out.
+ * Errors: TC_ERROR_DEVICE when `t` is not on the CPU, or when CUDA is not
+ * usable (the message says why: no library, driver or device);
+ * TC_ERROR_OUT_OF_MEMORY when the system refuses page-locked memory. */
+TC_API tc_status tc_tensor_pin_memory(tc_tensor* out, tc_tensor t);
 /* *out = the address of element 0 (NULL for a tensor without storage bytes),
  * in the memory of the tensor's device (a device pointer for CUDA tensors).
  * Borrowed: valid while `t` (or a tensor sharing its storage) lives and is

@@ -274,6 +274,24 @@ TC_API tc_status tc_tensor_is_contiguous(bool* out, tc_tensor t) {
   TC_CAPI_END(fn)
 }
 
+TC_API tc_status tc_tensor_is_pinned(bool* out, tc_tensor t) {
+  constexpr const char* fn = "tc_tensor_is_pinned";
+  TC_CAPI_BEGIN
+  TC_CAPI_NULL_CHECK(out, fn, "out");
+  TC_CAPI_NULL_CHECK(t, fn, "t");
+  *out = tc::is_pinned(Borrowed(t).get());
+  TC_CAPI_END(fn)
+}
+
+TC_API tc_status tc_tensor_pin_memory(tc_tensor* out, tc_tensor t) {
+  constexpr const char* fn = "tc_tensor_pin_memory";
+  TC_CAPI_BEGIN
+  TC_CAPI_NULL_CHECK(out, fn, "out");
+  TC_CAPI_NULL_CHECK(t, fn, "t");
+  *out = new_handle(tc::pin_memory(Borrowed(t).get()));
+  TC_CAPI_END(fn)
+}
+
 TC_API tc_status tc_tensor_data_ptr(void** out, tc_tensor t) {
   constexpr const char* fn = "tc_tensor_data_ptr";
   TC_CAPI_BEGIN

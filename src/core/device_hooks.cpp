@@ -143,4 +143,11 @@ void DeviceGuard::leave() noexcept {
   }
 }
 
+namespace {
+std::atomic<Allocator*> g_pinned_host_allocator{nullptr};
+}  // namespace
+
+Allocator* pinned_host_allocator() { return g_pinned_host_allocator.load(std::memory_order_acquire); }
+void set_pinned_host_allocator(Allocator* a) { g_pinned_host_allocator.store(a, std::memory_order_release); }
+
 }  // namespace tc

@@ -19,6 +19,7 @@
 namespace tc {
 
 struct DataPtr;
+class Allocator;
 // A backend's stream and event handles (a cudaStream_t, a cudaEvent_t).
 using StreamId = uint64_t;
 using EventId = uint64_t;
@@ -87,7 +88,17 @@ class DeviceHooks {
   // The memory of `data` is in use by work on `s` too: it is not reused
   // before that work is done (Tensor.record_stream). Default: nothing to do.
   virtual void record_stream(const DataPtr& /*data*/, int /*index*/, StreamId /*s*/) {}
+
+  // Page-locked host memory (Tensor.pin_memory): CPU memory this backend
+  // copies to and from asynchronously; nullptr when it has none (the default).
+  virtual Allocator* host_allocator() { return nullptr; }
 };
+
+// pin_memory's allocator, once a backend with one has been loaded (nullptr
+// before): is_pinned compares a storage's allocator with it, without loading
+// any backend.
+Allocator* pinned_host_allocator();
+void set_pinned_host_allocator(Allocator* a);
 
 // The hooks of device type `t`, loading its library on first use. Throws
 // Error(Device) naming `what` and saying why when the backend is unusable

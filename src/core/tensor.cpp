@@ -63,6 +63,24 @@ void check_eye_sizes(int64_t n, int64_t m) {
   TC_CHECK_ARG(m >= 0, "eye: argument 'm' expected a non-negative number, got ", m);
 }
 
+bool is_pinned(const Tensor& t) {
+  const Allocator* pinned = pinned_host_allocator();
+  return pinned != nullptr && t.defined() && t.impl()->storage() && t.impl()->storage()->allocator() == pinned;
+}
+
+Tensor pin_memory(const Tensor& t) {
+  TC_CHECK_ARG(t.defined(), "pin_memory: argument 'self' is an undefined tensor");
+  TC_CHECK(t.is_cpu(), Device, "pin_memory: only CPU tensors can be pinned, got a tensor on ", t.device());
+  if (is_pinned(t)) return t;
+  Allocator* pinned = device_hooks(DeviceType::CUDA, "pin_memory").host_allocator();
+  TC_CHECK(pinned != nullptr, Device, "pin_memory: the CUDA backend provides no page-locked host memory");
+  const int64_t n = t.numel();
+  auto storage = StorageImpl::create(size_t(n) * t.element_size(), pinned);
+  Tensor out(make_intrusive<TensorImpl>(std::move(storage), t.dtype(), t.sizes(), TensorImpl::Contiguous{n}));
+  out.copy_(t);
+  return out;
+}
+
 Tensor empty_strided_tensor(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device) {
   TC_CHECK_ARG(sizes.size() == strides.size(), "empty_strided: sizes ", sizes, " and strides ", strides,
                " differ in length");

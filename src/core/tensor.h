@@ -79,6 +79,13 @@ Tensor empty_strided_tensor(IntArrayRef sizes, IntArrayRef strides, ScalarType d
 // and size errors name `op`.
 Tensor factory_empty(const char* op, IntArrayRef sizes, ScalarType dtype, Device device);
 Tensor factory_empty_strided(const char* op, IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device);
+
+// Whether t's memory is page-locked host memory from pin_memory.
+bool is_pinned(const Tensor& t);
+// A contiguous copy of CPU tensor t in page-locked memory, which CUDA copies
+// to and from asynchronously (t itself when already pinned). Error(Device)
+// when t is not on the CPU, or no usable backend provides such memory (why).
+Tensor pin_memory(const Tensor& t);
 // full's dtype, as PyTorch's: `dtype` when given, else float32 for a floating
 // fill value and the value's own (bool, int64) otherwise. Checks the value fits.
 ScalarType full_dtype(const Scalar& fill_value, std::optional<ScalarType> dtype);

@@ -29,6 +29,9 @@ void refuse_bool(const TensorIter& it, const char* name) {
 }
 
 Tensor divide(TensorOrNumber a, TensorOrNumber b, Rounding r, const char* name) {
+  // Two bool operands compute in bool: refused (the CPU loop's dtype
+  // dispatch) before the integer zero-divisor check, which counts bool as integral.
+  TC_CHECK_TYPE(!(a.is_bool() && b.is_bool()), name, ": unsupported dtype ", ScalarType::Bool);
   if (r != Rounding::None) structured::check_no_int_zero_divisor(a, b, name);
   Tensor out;
   run_binary(out, a, b, Write::Functional, name, r == Rounding::None, [&](TensorIter& it) {
@@ -83,7 +86,10 @@ Tensor pow_tensor_scalar_cuda(const Tensor& self, const Scalar& exponent) {
                  "pow: integers to negative integer powers are not allowed");
     // A floating computation takes the exponent as alpha, in the compute
     // type (the CPU's opmath) rather than rounded to a float16 common dtype.
-    cuda::launch_pointwise(it, cuda::PointwiseOp::PowNumber, "pow", exponent);
+    // The CPU picks its exact formulas from the exponent as a double: so here.
+    const double e = exponent.to_double();
+    const bool exact = e == 2 || e == 3 || e == 0.5 || e == -0.5 || e == -1 || e == -2;
+    cuda::launch_pointwise(it, exact ? cuda::PointwiseOp::PowExact : cuda::PointwiseOp::PowNumber, "pow", exponent);
   });
   return out;
 }

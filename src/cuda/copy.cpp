@@ -70,6 +70,13 @@ Tensor& copy_inplace_cuda(Tensor& self, const Tensor& src, bool non_blocking) {
   } else if (sd.is_cpu()) {
     // Device to host: src dense on its device, its bytes to the host, then the CPU's copy_.
     const Tensor d = dense_on_own_device(src);
+    if (non_blocking && is_pinned(self) && dense(self) && self.dtype() == d.dtype() && self.sizes() == d.sizes()) {
+      // Straight into page-locked memory, returning before the copy ends (read
+      // self after synchronizing, as in PyTorch).
+      hooks.copy_bytes(self.data_ptr(), sd, d.data_ptr(), d.device(), size_t(d.numel()) * d.element_size(), true);
+      self.bump_version();
+      return self;
+    }
     Tensor host = empty_tensor(d.sizes(), d.dtype(), Device(DeviceType::CPU));
     hooks.copy_bytes(host.data_ptr(), host.device(), d.data_ptr(), d.device(), size_t(d.numel()) * d.element_size(),
                      false);

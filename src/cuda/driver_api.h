@@ -92,7 +92,8 @@ enum class PointwiseOp : int {
   DivTrunc,   // a / b rounded toward 0; integers: C's division (b == -1 negates, wrapping)
   DivFloor,   // Python's a // b (floating: from fmod, as ATen); integers: floor division
   Pow,        // floating: pow; integers: by squaring, wrapping; negative exponents as ATen (0, or +-1 for bases +-1)
-  PowNumber,  // Pow with a number exponent: floating, alpha (2, 3, 0.5, -0.5, -1, -2 as exact formulas); integers, b
+  PowNumber,  // Pow with a number exponent: floating, pow(a, alpha); integers, b
+  PowExact,   // PowNumber for alpha 2, 3, 0.5, -0.5, -1 or -2, by exact formulas (a * a...), as the CPU
   Atan2,
   Count
 };
@@ -270,6 +271,10 @@ struct DriverApi {
   int (*set_device)(int device);
   int (*malloc)(void** ptr, size_t nbytes);  // kErrorMemoryAllocation when full (error cleared)
   int (*free)(void* ptr);
+  // Page-locked host memory (cudaHostAlloc, portable: every device copies
+  // from it asynchronously) and its release.
+  int (*host_alloc)(void** ptr, size_t nbytes);
+  int (*host_free)(void* ptr);
   int (*mem_info)(size_t* free_bytes, size_t* total_bytes);
   int (*event_record)(Event* event, Stream stream);  // creates and records
   int (*event_query)(Event event);                   // 0 done, kErrorNotReady pending

@@ -137,7 +137,8 @@ void launch_scatter(const char* op, Tensor& out, int64_t dim, IntArrayRef shape,
     a.value = value.to_double();
     a.alpha = alpha.to_double();
   } else {
-    a.ivalue = value.is_bool() ? int64_t(value.to_bool()) : value.to_int();
+    // A bool out takes value != 0 (0.5 is true), as the CPU's value.to<bool>().
+    a.ivalue = out.dtype() == ScalarType::Bool || value.is_bool() ? int64_t(value.to_bool()) : value.to_int();
     a.ialpha = alpha.is_bool() ? int64_t(alpha.to_bool()) : alpha.to_int();
   }
   const int dev = out.device().index;

@@ -21,6 +21,7 @@
 #include "core/device_hooks.h"
 #include "core/error.h"
 #include "core/tensor.h"
+#include "cuda/host_allocator.h"
 #include "tensorc_gen/ops.h"
 
 namespace tc::cuda {
@@ -129,8 +130,16 @@ class Hooks final : public DeviceHooks {
             "cudaMemcpyPeerAsync");
     else
       check(g_driver->memcpy_async(dst, src, n, s), "copy_", "cudaMemcpyAsync");
-    if (!non_blocking) check(g_driver->stream_synchronize(s), "copy_", "cudaStreamSynchronize");
+    if (!non_blocking) {
+      check(g_driver->stream_synchronize(s), "copy_", "cudaStreamSynchronize");
+    } else if (const void* host = dst_device.is_cpu() ? dst : src_device.is_cpu() ? src : nullptr) {
+      // A page-locked block stays allocated until this copy is done. (From
+      // or to pageable memory the copy has finished with the host side when
+      // cudaMemcpyAsync returns.)
+      record_host_use(host, s);
+    }
   }
+  Allocator* host_allocator() override { return &cuda::host_allocator(); }
   int64_t memory_stat(int index, MemoryStat which) override;
   void reset_peak_memory_stats(int index) override;
   void empty_cache() override;
@@ -298,6 +307,7 @@ bool load(std::string* why) {
     r.allocator->set_current_stream_fn(&current_stream_fn);
     set_allocator(DeviceType::CUDA, r.allocator.get());
     set_device_hooks(DeviceType::CUDA, &r.hooks);
+    set_pinned_host_allocator(&cuda::host_allocator());
     set_print_host_copy(DeviceType::CUDA,
                         [](const Tensor& t) { return tc::_to_copy(t, std::nullopt, Device(DeviceType::CPU), false); });
   } catch (const std::exception& e) {

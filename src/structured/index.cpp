@@ -9,14 +9,18 @@ namespace tc::structured {
 void check_element_index(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src) {
   TC_CHECK_ARG(index.dim() == self.dim() || (index.dim() <= 1 && self.dim() <= 1), op, ": argument 'index' expected ",
                self.dim(), " dims (self's), got ", index.dim());
-  for (int64_t d = 0; d < index.dim() && self.dim() > 0; ++d) {
-    if (d != dim)
+  for (int64_t d = 0; d < index.dim(); ++d) {
+    if (d != dim && self.dim() > 0)
       TC_CHECK_ARG(index.size(d) <= self.size(d), op, ": argument 'index' has size ", index.size(d), " at dim ", d,
                    ", expected at most self's ", self.size(d));
+    const int64_t src_size = src && src->dim() > 0 ? src->size(d < src->dim() ? d : 0) : 1;  // 0-dim: one element
     if (src)
-      TC_CHECK_ARG(index.size(d) <= src->size(d), op, ": argument 'index' has size ", index.size(d), " at dim ", d,
-                   ", expected at most src's ", src->size(d));
+      TC_CHECK_ARG(index.size(d) <= src_size, op, ": argument 'index' has size ", index.size(d), " at dim ", d,
+                   ", expected at most src's ", src_size);
   }
+  // A 0-dim index reads one element of src.
+  if (src && index.dim() == 0)
+    TC_CHECK_ARG(src->numel() >= 1, op, ": argument 'src' is empty, expected at least the index's one element");
   if (src) {
     TC_CHECK_ARG(src->dim() == index.dim() || (src->dim() <= 1 && index.dim() <= 1), op, ": argument 'src' expected ",
                  index.dim(), " dims (index's), got ", src->dim());

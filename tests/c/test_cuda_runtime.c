@@ -732,6 +732,47 @@ static void check_random(void) {
   }
 }
 
+/* pin_memory, and non_blocking copies through page-locked memory both ways;
+ * the pinned source is released before the copy is waited for (the block
+ * must outlive the copy). */
+static void check_pinned(void) {
+  const int64_t n = 1 << 20;
+  float* host = (float*)malloc(sizeof(float) * (size_t)n);
+  for (int64_t i = 0; i < n; ++i) host[i] = (float)(i % 1000) - 500.0f;
+  tc_tensor x = NULL, p = NULL, again = NULL, dev = NULL, back = NULL;
+  CHECK_OK(tc_tensor_from_data(&x, host, TC_FLOAT32, &n, 1));
+  bool pinned = true;
+  CHECK_OK(tc_tensor_is_pinned(&pinned, x));
+  CHECK(!pinned);
+  CHECK_OK(tc_tensor_pin_memory(&p, x));
+  CHECK_OK(tc_tensor_is_pinned(&pinned, p));
+  CHECK(pinned);
+  CHECK_OK(tc_tensor_pin_memory(&again, p)); /* already pinned: itself */
+  void *a = NULL, *b = NULL;
+  CHECK_OK(tc_tensor_data_ptr(&a, p));
+  CHECK_OK(tc_tensor_data_ptr(&b, again));
+  CHECK(a == b);
+  const bool yes = true;
+  CHECK_OK(tc_to_device(&dev, p, tc_device_cuda(0), TC_FLOAT32, &yes, NULL));
+  tc_tensor_release(again);
+  tc_tensor_release(p); /* freed while the copy may still run: kept until it is done */
+  CHECK_OK(tc_empty(&back, &n, 1, NULL, &kCpu));
+  tc_tensor pinned_back = NULL;
+  CHECK_OK(tc_tensor_pin_memory(&pinned_back, back));
+  CHECK_OK(tc_copy_inplace(pinned_back, dev, &yes));
+  CHECK_OK(tc_device_synchronize(tc_device_cuda(0)));
+  float* got = (float*)malloc(sizeof(float) * (size_t)n);
+  CHECK_OK(tc_tensor_copy_to_buffer(got, sizeof(float) * (size_t)n, pinned_back));
+  CHECK(memcmp(got, host, sizeof(float) * (size_t)n) == 0);
+  CHECK_FAILS_WITH(tc_tensor_pin_memory(&again, dev), TC_ERROR_DEVICE, "only CPU tensors can be pinned");
+  free(got);
+  free(host);
+  tc_tensor_release(pinned_back);
+  tc_tensor_release(back);
+  tc_tensor_release(dev);
+  tc_tensor_release(x);
+}
+
 static void check_bad_device_index(int count) {
   const int64_t size[1] = {3};
   tc_tensor t = NULL;
@@ -761,6 +802,7 @@ int main(void) {
   check_memory_stats();
   check_streams();
   check_random();
+  check_pinned();
   check_bad_device_index(count);
   CHECK_OK(tc_device_synchronize(tc_device_cuda(-1)));
   return check_summary();

@@ -145,6 +145,17 @@ static void check_cuda_unavailable(const char* reason_needle) {
   CHECK_FAILS_WITH(tc_tensor_item(&s, one), TC_ERROR_DEVICE, reason_needle);
   tc_tensor sum = NULL;
   CHECK_FAILS_WITH(tc_add_Tensor(&sum, blob, blob, NULL), TC_ERROR_DEVICE, reason_needle);
+  /* Page-locked memory needs CUDA: pin_memory says why; nothing is pinned. */
+  bool pinned = true;
+  CHECK_OK(tc_tensor_is_pinned(&pinned, x));
+  CHECK(!pinned);
+  tc_tensor p = NULL;
+  CHECK_FAILS_WITH(tc_tensor_pin_memory(&p, x), TC_ERROR_DEVICE, reason_needle);
+  CHECK(p == NULL);
+  CHECK_FAILS_WITH(tc_tensor_pin_memory(&p, blob), TC_ERROR_DEVICE, "only CPU tensors can be pinned");
+  CHECK_FAILS_WITH(tc_tensor_pin_memory(NULL, x), TC_ERROR_INVALID_ARGUMENT, "out");
+  CHECK_FAILS_WITH(tc_tensor_pin_memory(&p, NULL), TC_ERROR_INVALID_ARGUMENT, "'t'");
+  CHECK_FAILS_WITH(tc_tensor_is_pinned(NULL, x), TC_ERROR_INVALID_ARGUMENT, "out");
   tc_tensor_release(one);
   tc_tensor_release(blob);
   tc_tensor_release(x);

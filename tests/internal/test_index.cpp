@@ -105,6 +105,22 @@ TEST(Index, GatherScatter) {
   Tensor y = tc::clone(x);
   error_of([&] { y.scatter_(1, longs({0, 5}, {1, 2}), Scalar(9.0)); }, ErrorCode::Index);
   EXPECT_EQ(values(y), (D{0, 1, 2, 3, 4, 5}));
+  // src must hold every element the index reads, with a 0-dim self too (the
+  // loop read src[1] and src[2] of a 1-element src here).
+  m = error_of(
+      [&] {
+        tc::scatter(from({1}, {}), 0, longs({0, 0, 0}, {3}), from({5}, {1}));
+      },
+      ErrorCode::InvalidArgument);
+  EXPECT_NE(m.find("scatter: argument 'index' has size 3 at dim 0, expected at most src's 1"), std::string::npos) << m;
+  m = error_of(
+      [&] {
+        tc::scatter_add(from({1, 2}, {2}), 0, longs({1}, {}), from({}, {0}));
+      },
+      ErrorCode::InvalidArgument);
+  EXPECT_NE(m.find("scatter_add: argument 'src' is empty"), std::string::npos) << m;
+  EXPECT_EQ(values(tc::scatter(from({1}, {}), 0, longs({0, 0}, {2}), from({5, 5}, {2}))), (D{5}));
+  EXPECT_EQ(values(tc::scatter_add(from({1, 2}, {2}), 0, longs({1}, {}), from({7}, {}))), (D{1, 9}));
 }
 
 TEST(Index, Nonzero) {

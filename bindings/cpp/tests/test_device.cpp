@@ -37,6 +37,9 @@ TEST(Device, CudaErrorsSayWhyWhenUnavailable) {
   EXPECT_THROW(Stream::current(Device(kCUDA)), DeviceError);
   EXPECT_THROW(synchronize(Device(kCUDA, 0)), DeviceError);
   EXPECT_THROW(DeviceGuard(Device(kCUDA, 0)), DeviceError);
+  const Tensor t = ones({3});
+  EXPECT_FALSE(is_pinned(t));
+  EXPECT_THROW(pin_memory(t), DeviceError);
 }
 
 TEST(Device, CudaStreamsOrderWorkAndTimeIt) {
@@ -58,6 +61,8 @@ TEST(Device, CudaStreamsOrderWorkAndTimeIt) {
     end.record(side);
   }
   record_stream(x, side);
+  const Tensor pinned = pin_memory(ones({4}));
+  EXPECT_TRUE(is_pinned(pinned));
   EXPECT_EQ(Stream::current(cuda), main);
   main.wait_stream(side);
   end.synchronize();

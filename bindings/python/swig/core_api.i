@@ -137,6 +137,8 @@ TCPY_GETTER(tensor_item, tc_scalar, tc_tensor_item, tcpy_scalar_to_py(v))
 TCPY_GETTER(tensor_device, tc_device, tc_tensor_device, Py_BuildValue("(ii)", (int)v.type, (int)v.index))
 TCPY_GETTER(tensor_grad, tc_tensor, tc_tensor_grad, v ? tcpy_wrap(v) : (Py_INCREF(Py_None), Py_None))
 TCPY_GETTER(tensor_detach, tc_tensor, tc_tensor_detach, tcpy_wrap(v))
+TCPY_GETTER(tensor_is_pinned, bool, tc_tensor_is_pinned, PyBool_FromLong(v))
+TCPY_GETTER(tensor_pin_memory, tc_tensor, tc_tensor_pin_memory, tcpy_wrap(v))
 
 static PyObject* tensor_repr(PyObject* self) {
   tc_tensor t = tcpy_handle(self, "Tensor.__repr__");
@@ -554,4 +556,6 @@ PyObject* tensor_item(PyObject* self);
 PyObject* tensor_device(PyObject* self);
 PyObject* tensor_grad(PyObject* self);
 PyObject* tensor_detach(PyObject* self);
+PyObject* tensor_is_pinned(PyObject* self);
+PyObject* tensor_pin_memory(PyObject* self);
 %thread;

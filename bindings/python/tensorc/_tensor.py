@@ -277,6 +277,16 @@ class Tensor(_C.TensorBase):
     def cpu(self):
         return self.to("cpu")
 
+    def pin_memory(self):
+        """A copy of this CPU tensor in page-locked memory, which CUDA copies to and from
+        asynchronously (`.to("cuda", non_blocking=True)`); this tensor itself if already pinned.
+        Needs a usable CUDA device."""
+        return _C.tensor_pin_memory(self)
+
+    def is_pinned(self):
+        """Whether this tensor's memory is page-locked (from pin_memory)."""
+        return _C.tensor_is_pinned(self)
+
     def record_stream(self, stream):
         """Marks this tensor's memory as used by `stream` (a tensorc.cuda.Stream): once freed,
         it is reused only after the work queued on `stream` so far is done."""

@@ -112,6 +112,11 @@ def test_cuda_module_answers():
                      tensorc.cuda.reset_peak_memory_stats, tensorc.cuda.empty_cache):
             with pytest.raises(RuntimeError, match="not available"):
                 stat()
+        # Page-locked memory needs CUDA too; nothing is pinned.
+        x = tensorc.ones(3)
+        assert not x.is_pinned()
+        with pytest.raises(RuntimeError, match="not available"):
+            x.pin_memory()
 
 
 def test_cuda_streams_and_events():
@@ -542,3 +547,18 @@ def test_cuda_sort_and_topk_match_the_cpu():
     assert tensorc.argsort(tensorc.tensor([3.0, 1.0, 2.0], device="cuda")).cpu().tolist() == [1, 2, 0]
     with pytest.raises(IndexError):
         tensorc.topk(tensorc.ones(3, device="cuda"), 4)
+
+
+@pytest.mark.skipif(not tensorc.cuda.is_available(), reason="needs a CUDA device (none present)")
+def test_cuda_pin_memory_and_non_blocking_copies():
+    x = tensorc.randn(1 << 20)
+    p = x.pin_memory()
+    assert p.is_pinned() and not x.is_pinned() and p.pin_memory().data_ptr() == p.data_ptr()
+    d = p.to("cuda", non_blocking=True)
+    del p  # the pinned block outlives the copy
+    back = tensorc.empty(1 << 20).pin_memory()
+    back.copy_(d, non_blocking=True)
+    tensorc.cuda.synchronize()
+    assert back.tolist() == x.tolist()
+    with pytest.raises(RuntimeError, match="only CPU tensors"):
+        d.pin_memory()

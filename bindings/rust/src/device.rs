@@ -217,4 +217,18 @@ impl Tensor {
     pub fn record_stream(&self, stream: &Stream) -> Result<()> {
         check(unsafe { sys::tc_tensor_record_stream(self.as_raw(), stream.raw) })
     }
+
+    /// A contiguous copy of this CPU tensor in page-locked memory, which CUDA
+    /// copies to and from asynchronously (this tensor itself if already
+    /// pinned). Errors (`Device`) without a usable CUDA device.
+    pub fn pin_memory(&self) -> Result<Tensor> {
+        let mut out = std::ptr::null_mut();
+        check(unsafe { sys::tc_tensor_pin_memory(&mut out, self.as_raw()) })?;
+        Tensor::from_out(out)
+    }
+
+    /// Whether this tensor's memory is page-locked (from `pin_memory`).
+    pub fn is_pinned(&self) -> bool {
+        self.query(sys::tc_tensor_is_pinned)
+    }
 }

@@ -348,6 +348,8 @@ extern "C" {
     pub fn tc_event_synchronize(event: tc_event) -> tc_status;
     pub fn tc_event_elapsed_time(out: *mut f64, start: tc_event, end: tc_event) -> tc_status;
     pub fn tc_tensor_record_stream(t: tc_tensor, stream: tc_stream) -> tc_status;
+    pub fn tc_tensor_is_pinned(out: *mut bool, t: tc_tensor) -> tc_status;
+    pub fn tc_tensor_pin_memory(out: *mut tc_tensor, t: tc_tensor) -> tc_status;
     // threads
     pub fn tc_set_num_threads(n: c_int) -> tc_status;
     pub fn tc_get_num_threads(out: *mut c_int) -> tc_status;

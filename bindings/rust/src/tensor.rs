@@ -155,7 +155,7 @@ impl Tensor {
     // ---- accessors (none can fail on a valid handle) ---------------------
 
     #[inline]
-    fn query<T: Default>(&self, f: unsafe extern "C" fn(*mut T, sys::tc_tensor) -> sys::tc_status) -> T {
+    pub(crate) fn query<T: Default>(&self, f: unsafe extern "C" fn(*mut T, sys::tc_tensor) -> sys::tc_status) -> T {
         let mut v = T::default();
         let st = unsafe { f(&mut v, self.as_raw()) };
         debug_assert_eq!(st, sys::TC_OK);

@@ -34,6 +34,9 @@ fn cuda_streams_order_work_or_say_why_not() {
         assert_eq!(device::device_count(cuda), 0);
         assert_eq!(Stream::new(cuda, 0).unwrap_err().kind(), ErrorKind::Device);
         assert_eq!(device::synchronize(cuda).unwrap_err().kind(), ErrorKind::Device);
+        let t = ops::ones(&[3], Kind::Float32, None).unwrap();
+        assert!(!t.is_pinned());
+        assert_eq!(t.pin_memory().unwrap_err().kind(), ErrorKind::Device);
         eprintln!("no usable CUDA device: only the unavailable path was checked");
         return;
     }
@@ -52,6 +55,8 @@ fn cuda_streams_order_work_or_say_why_not() {
         y
     };
     x.record_stream(&side).unwrap();
+    let pinned = ops::ones(&[4], Kind::Float32, None).unwrap().pin_memory().unwrap();
+    assert!(pinned.is_pinned());
     assert_eq!(Stream::current(cuda).unwrap(), main);
     main.wait_stream(&side).unwrap();
     end.synchronize().unwrap();

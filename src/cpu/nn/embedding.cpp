@@ -6,9 +6,9 @@
 //   - indices are int64 or int32, each in [0, num_weights) (else IndexError);
 //   - padding_idx rows receive no gradient (-1: none; the forward ignores it);
 //   - scale_grad_by_freq divides each row's gradient by its index's count.
-// embedding is registered as CompositeExplicitAutograd like ATen's; it gathers
-// on the host, so it accepts CPU tensors only (a CUDA backend would decompose
-// it into index_select, which now exists).
+// embedding is registered as CompositeExplicitAutograd like ATen's: on the
+// CPU it gathers rows itself; on another device it is index_select of the
+// flattened indices, reshaped.
 // The backward splits the weight rows over threads: each thread scans every
 // index and accumulates the ones it owns, so no two threads write one row
 // and the sums do not depend on the thread count.
@@ -31,11 +31,17 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
                  bool sparse) {
   const char* name = "embedding";
   TC_CHECK(!sparse, NotImplemented, name, ": argument 'sparse' = True (sparse gradients) is not supported");
-  TC_CHECK(weight.is_cpu() && indices.is_cpu(), Device, name, ": argument 'weight' expected a cpu tensor, got ",
-           weight.device(), " (the gather runs on the host)");
   TC_CHECK_ARG(weight.dim() == 2, name,
                ": argument 'weight' expected a 2-D tensor (num_embeddings, embedding_dim), got ", weight.dim(), "-D");
   const int64_t rows = weight.size(0), D = weight.size(1);
+  if (!weight.is_cpu() || !indices.is_cpu()) {
+    const bool int_ok = indices.dtype() == ScalarType::Int64 || indices.dtype() == ScalarType::Int32;
+    TC_CHECK_TYPE(int_ok, name, ": argument 'indices' expected an int64 or int32 tensor, got ", indices.dtype());
+    const int64_t flat[1] = {indices.numel()};
+    DimVector shape(indices.sizes());
+    shape.push_back(D);
+    return tc::reshape(tc::index_select(weight, 0, tc::reshape(indices, IntArrayRef(flat, 1))), shape.ref());
+  }
   const Tensor idx = cpu::checked_indices(name, "indices", indices, rows, true);
   DimVector shape(indices.sizes());
   shape.push_back(D);

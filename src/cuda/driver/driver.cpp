@@ -25,6 +25,12 @@ int device_malloc(void** p, size_t n) {
   return int(e);
 }
 int device_free(void* p) { return int(cudaFree(p)); }
+int host_alloc(void** p, size_t n) {
+  const cudaError_t e = cudaHostAlloc(p, n, cudaHostAllocPortable);
+  if (e == cudaErrorMemoryAllocation) cudaGetLastError();  // not sticky
+  return int(e);
+}
+int host_free(void* p) { return int(cudaFreeHost(p)); }
 int mem_info(size_t* free_bytes, size_t* total_bytes) { return int(cudaMemGetInfo(free_bytes, total_bytes)); }
 int event_record(Event* event, Stream stream) {
   cudaEvent_t ev = nullptr;
@@ -76,6 +82,8 @@ constexpr DriverApi kApi = {device_count,
                             set_device,
                             device_malloc,
                             device_free,
+                            host_alloc,
+                            host_free,
                             mem_info,
                             event_record,
                             event_query,
@@ -106,7 +114,7 @@ constexpr DriverApi kApi = {device_count,
                             error_string};
 // One initializer per entry, in the table's order: a new entry must be added
 // above too (this count moves with it).
-static_assert(sizeof(DriverApi) == 33 * sizeof(void*), "kApi must list every DriverApi entry");
+static_assert(sizeof(DriverApi) == 35 * sizeof(void*), "kApi must list every DriverApi entry");
 
 // Why CUDA is unusable, from cudaGetDeviceCount's error.
 std::string driver_problem(cudaError_t err) {

@@ -76,8 +76,8 @@ __device__ inline C div_floor_float(C a, C b) {
   return floordiv;
 }
 
-// pow with a number exponent: the CPU loop's exact formulas for the common
-// exponents, pow otherwise.
+// pow with one of the common number exponents, by the CPU loop's exact
+// formulas (the host chose them from the exponent as a double).
 template <class C>
 __device__ inline C pow_number(C a, C e) {
   if (e == C(2)) return a * a;
@@ -219,7 +219,8 @@ __device__ inline C apply(int op, C a, C b, C alpha) {
       case PointwiseOp::DivTrunc: return f_trunc(a / b);
       case PointwiseOp::DivFloor: return div_floor_float(a, b);
       case PointwiseOp::Pow: return f_pow(a, b);
-      case PointwiseOp::PowNumber: return pow_number(a, alpha);  // the exponent in the compute type, as the CPU's
+      case PointwiseOp::PowNumber: return f_pow(a, alpha);  // the exponent in the compute type, as the CPU's
+      case PointwiseOp::PowExact: return pow_number(a, alpha);
       case PointwiseOp::Atan2: return f_atan2(a, b);
       default: return a;
     }
@@ -245,7 +246,8 @@ __device__ inline C apply(int op, C a, C b, C alpha) {
       case PointwiseOp::DivTrunc: return int_div_trunc(a, b);
       case PointwiseOp::DivFloor: return int_div_floor(a, b);
       case PointwiseOp::Pow:
-      case PointwiseOp::PowNumber: return int_pow(a, b);
+      case PointwiseOp::PowNumber:
+      case PointwiseOp::PowExact: return int_pow(a, b);
       default: return a;  // Floor, Ceil, Round, Trunc: integers are whole already
     }
   }

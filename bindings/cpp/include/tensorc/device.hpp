@@ -129,6 +129,21 @@ inline void record_stream(const Tensor& t, const Stream& stream) {
   detail::check(tc_tensor_record_stream(t.get(), stream.get()));
 }
 
+// A contiguous copy of CPU tensor t in page-locked memory, which CUDA copies
+// to and from asynchronously (t itself if already pinned); throws without a
+// usable CUDA device.
+inline Tensor pin_memory(const Tensor& t) {
+  tc_tensor out = nullptr;
+  detail::check(tc_tensor_pin_memory(&out, t.get()));
+  return Tensor::adopt(out);
+}
+// Whether t's memory is page-locked (from pin_memory).
+inline bool is_pinned(const Tensor& t) {
+  bool out = false;
+  detail::check(tc_tensor_is_pinned(&out, t.get()));
+  return out;
+}
+
 // Makes `device` current for a scope and restores the previous device.
 class DeviceGuard {
  public:
