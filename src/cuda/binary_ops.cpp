@@ -29,10 +29,13 @@ void refuse_bool(const TensorIter& it, const char* name) {
 }
 
 Tensor divide(TensorOrNumber a, TensorOrNumber b, Rounding r, const char* name) {
-  // Two bool operands compute in bool: refused (the CPU loop's dtype
-  // dispatch) before the integer zero-divisor check, which counts bool as integral.
-  TC_CHECK_TYPE(!(a.is_bool() && b.is_bool()), name, ": unsupported dtype ", ScalarType::Bool);
-  if (r != Rounding::None) structured::check_no_int_zero_divisor(a, b, name);
+  if (r != Rounding::None) {
+    // Rounding two bool operands computes in bool: refused (the CPU loop's
+    // dtype dispatch) before the integer zero-divisor check, which counts
+    // bool as integral. True division computes them in float.
+    TC_CHECK_TYPE(!(a.is_bool() && b.is_bool()), name, ": unsupported dtype ", ScalarType::Bool);
+    structured::check_no_int_zero_divisor(a, b, name);
+  }
   Tensor out;
   run_binary(out, a, b, Write::Functional, name, r == Rounding::None, [&](TensorIter& it) {
     refuse_bool(it, name);

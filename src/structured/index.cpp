@@ -9,6 +9,12 @@ namespace tc::structured {
 void check_element_index(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src) {
   TC_CHECK_ARG(index.dim() == self.dim() || (index.dim() <= 1 && self.dim() <= 1), op, ": argument 'index' expected ",
                self.dim(), " dims (self's), got ", index.dim());
+  if (src) {
+    TC_CHECK_ARG(src->dim() == index.dim() || (src->dim() <= 1 && index.dim() <= 1), op, ": argument 'src' expected ",
+                 index.dim(), " dims (index's), got ", src->dim());
+    TC_CHECK_TYPE(src->dtype() == self.dtype(), op, ": argument 'src' expected dtype ", self.dtype(), " (self's), got ",
+                  src->dtype());
+  }
   for (int64_t d = 0; d < index.dim(); ++d) {
     if (d != dim && self.dim() > 0)
       TC_CHECK_ARG(index.size(d) <= self.size(d), op, ": argument 'index' has size ", index.size(d), " at dim ", d,
@@ -21,12 +27,6 @@ void check_element_index(const char* op, const Tensor& self, int64_t dim, const 
   // A 0-dim index reads one element of src.
   if (src && index.dim() == 0)
     TC_CHECK_ARG(src->numel() >= 1, op, ": argument 'src' is empty, expected at least the index's one element");
-  if (src) {
-    TC_CHECK_ARG(src->dim() == index.dim() || (src->dim() <= 1 && index.dim() <= 1), op, ": argument 'src' expected ",
-                 index.dim(), " dims (index's), got ", src->dim());
-    TC_CHECK_TYPE(src->dtype() == self.dtype(), op, ": argument 'src' expected dtype ", self.dtype(), " (self's), got ",
-                  src->dtype());
-  }
 }
 
 void check_slice_source(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {

@@ -461,6 +461,10 @@ def test_cuda_division_modes_pow_atan2_and_small_ops_match_the_cpu():
         tensorc.div(x, tensorc.tensor([1, 0], device="cuda"), rounding_mode="floor")
     with pytest.raises(ValueError, match="negative integer powers"):
         tensorc.pow(x, -1)
+    flags = tensorc.tensor([True, False], device="cuda")
+    assert tensorc.div(flags, tensorc.tensor([True, True], device="cuda")).cpu().tolist() == [1.0, 0.0]
+    with pytest.raises(TypeError, match="unsupported dtype bool"):
+        tensorc.div(flags, flags, rounding_mode="floor")
     y = tensorc.zeros(2, 3, device="cuda")
     y.fill_(tensorc.tensor(2.5, device="cuda"))
     assert y.cpu().tolist() == [[2.5] * 3] * 2

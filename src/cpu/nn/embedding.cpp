@@ -40,7 +40,9 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
     const int64_t flat[1] = {indices.numel()};
     DimVector shape(indices.sizes());
     shape.push_back(D);
-    return tc::reshape(tc::index_select(weight, 0, tc::reshape(indices, IntArrayRef(flat, 1))), shape.ref());
+    const Tensor idx =
+        indices.device() == weight.device() ? indices : tc::_to_copy(indices, std::nullopt, weight.device());
+    return tc::reshape(tc::index_select(weight, 0, tc::reshape(idx, IntArrayRef(flat, 1))), shape.ref());
   }
   const Tensor idx = cpu::checked_indices(name, "indices", indices, rows, true);
   DimVector shape(indices.sizes());
