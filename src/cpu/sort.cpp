@@ -96,6 +96,11 @@ std::tuple<Tensor, Tensor> topk_cpu(const Tensor& self, int64_t k, int64_t dim_,
   Tensor values = empty_tensor(shape, self.dtype(), self.device());
   Tensor indices = empty_tensor(shape, ScalarType::Int64, self.device());
   if (values.numel() == 0) return {values, indices};
+  if (self.dim() == 0) {  // as ATen: the element and index 0, for k = 0 too (the shape stays [])
+    values.copy_(self);
+    tc::fill_(indices, Scalar(int64_t(0)));
+    return {values, indices};
+  }
   sorted_lines(op, self, dim, k, largest, values, indices);
   return {values, indices};
 }

@@ -90,6 +90,8 @@ std::tuple<Tensor, Tensor> topk_cuda(const Tensor& self, int64_t k, int64_t dim_
   const int64_t n = self.dim() ? self.size(dim) : 1;
   TC_CHECK_INDEX(k >= 0 && k <= n, op, ": argument 'k' (", k, ") is out of range: expected a value in [0, ", n,
                  "] (the size of dim ", dim, ")");
+  if (self.dim() == 0)  // as ATen: the element and index 0, for k = 0 too (the shape stays [])
+    return {tc::clone(self), tc::zeros(IntArrayRef(), ScalarType::Int64, self.device())};
   return first_in_order(op, self, dim, k, largest);
 }
 

@@ -54,6 +54,12 @@ TEST(Sort, Topk) {
   auto [v0, i0] = tc::topk(x, 1, 0);
   EXPECT_EQ(values(v0), (D{5, 9, 4, 7}));
   EXPECT_EQ(shape(std::get<0>(tc::topk(x, 0))), (V{2, 0}));
+  for (const int64_t k : {int64_t(0), int64_t(1)}) {  // a 0-dim self: its element and index 0, as PyTorch
+    auto [v1, i1] = tc::topk(from({7}, {}), k);
+    EXPECT_EQ(shape(v1), V{});
+    EXPECT_EQ(values(v1), (D{7}));
+    EXPECT_EQ(values(i1), (D{0}));
+  }
   std::string m = error_of([&] { tc::topk(x, 5); }, ErrorCode::Index);
   EXPECT_NE(m.find("topk: argument 'k' (5) is out of range: expected a value in [0, 4]"), std::string::npos) << m;
   m = error_of([&] { tc::sort(x, 2); }, ErrorCode::Index);
