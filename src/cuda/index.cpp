@@ -21,44 +21,55 @@ namespace {
 
 // Every index in [0, bound), checked where the indices live; an offender is
 // reported by the CPU's check of a host copy, which names its position.
-void check_index_values(const char* op, const Tensor& index, int64_t bound, bool allow_int32) {
+void check_index_values(const char* op, const Tensor& index, int64_t bound, bool allow_int32,
+                        const char* arg = "index") {
   if (index.numel() == 0) return;
   const int64_t lo = tc::amin(index).item().to_int(), hi = tc::amax(index).item().to_int();
   if (lo >= 0 && hi < bound) return;
-  cpu::checked_indices(op, "index", tc::_to_copy(index, std::nullopt, Device(DeviceType::CPU)), bound, allow_int32);
+  cpu::checked_indices(op, arg, tc::_to_copy(index, std::nullopt, Device(DeviceType::CPU)), bound, allow_int32);
   TC_FAIL(Internal, "internal error: ", op, ": indices in [", lo, ", ", hi, "] passed the check against ", bound);
+}
+
+// Three operands walked over `shape` (byte strides each), size-1 dims
+// dropped and dims all three walk contiguously merged. NotImplemented naming
+// `op` beyond the driver's kMaxDims.
+cuda::Geometry three_operand_geometry(const char* op, IntArrayRef shape, const DimVector& s0, const DimVector& s1,
+                                      const DimVector& s2) {
+  TC_CHECK(int64_t(shape.size()) <= cuda::kMaxDims, NotImplemented, op, ": CUDA index loops take at most ",
+           cuda::kMaxDims, " dims, got ", shape.size());
+  cuda::Geometry g;
+  g.numel = 1;
+  int n = 0;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const int64_t size = shape[d];
+    g.numel *= size;
+    if (size == 1) continue;
+    if (n > 0 && g.strides[0][n - 1] == s0[d] * size && g.strides[1][n - 1] == s1[d] * size &&
+        g.strides[2][n - 1] == s2[d] * size) {
+      g.sizes[n - 1] *= size;  // the outer dim walks on into this one
+    } else {
+      g.sizes[n++] = size;
+    }
+    g.strides[0][n - 1] = s0[d];
+    g.strides[1][n - 1] = s1[d];
+    g.strides[2][n - 1] = s2[d];
+  }
+  g.ndim = n;
+  return g;
 }
 
 // out (contiguous, `shape`) = self at `index` along dim; `index_strides` are
 // the index's element strides over out's shape (0 where it repeats).
 void launch_gather(const char* op, const Tensor& self, int64_t dim, const Tensor& index, IntArrayRef index_strides,
                    Tensor& out) {
-  const int64_t nd = out.dim();
-  TC_CHECK(nd <= cuda::kMaxDims, NotImplemented, op, ": CUDA gathers take at most ", cuda::kMaxDims, " dims, got ", nd);
-  cuda::Geometry g;
-  g.numel = out.numel();
   const int64_t es = int64_t(self.element_size());
-  int n = 0;
-  for (int64_t d = 0; d < nd; ++d) {
-    const int64_t size = out.size(d);
-    if (size == 1) continue;
-    const int64_t s0 = out.stride(d) * es, s1 = d == dim || self.dim() == 0 ? 0 : self.stride(d) * es,
-                  s2 = index_strides[size_t(d)] * 8;
-    if (n > 0 && g.strides[0][n - 1] == s0 * size && g.strides[1][n - 1] == s1 * size &&
-        g.strides[2][n - 1] == s2 * size) {
-      g.sizes[n - 1] *= size;  // the outer dim walks on into this one
-      g.strides[0][n - 1] = s0;
-      g.strides[1][n - 1] = s1;
-      g.strides[2][n - 1] = s2;
-      continue;
-    }
-    g.sizes[n] = size;
-    g.strides[0][n] = s0;
-    g.strides[1][n] = s1;
-    g.strides[2][n] = s2;
-    ++n;
+  DimVector out_bytes(size_t(out.dim())), self_bytes(size_t(out.dim())), index_bytes(size_t(out.dim()));
+  for (int64_t d = 0; d < out.dim(); ++d) {
+    out_bytes[size_t(d)] = out.stride(d) * es;
+    self_bytes[size_t(d)] = d == dim || self.dim() == 0 ? 0 : self.stride(d) * es;
+    index_bytes[size_t(d)] = index_strides[size_t(d)] * 8;
   }
-  g.ndim = n;
+  const cuda::Geometry g = three_operand_geometry(op, out.sizes(), out_bytes, self_bytes, index_bytes);
   cuda::GatherArgs a;
   a.out = static_cast<char*>(out.data_ptr());
   a.self = static_cast<const char*>(self.data_ptr());
@@ -95,35 +106,16 @@ DimVector walk_strides(const Tensor& t, int64_t nd, int64_t dim, bool skip_dim) 
 void launch_scatter(const char* op, Tensor& out, int64_t dim, IntArrayRef shape, IntArrayRef out_strides,
                     const Tensor* src, IntArrayRef src_strides, const Tensor& idx, IntArrayRef index_strides,
                     cuda::ScatterReduce reduce, const Scalar& value, const Scalar& alpha) {
-  const int64_t nd = int64_t(shape.size());
-  TC_CHECK(nd <= cuda::kMaxDims, NotImplemented, op, ": CUDA scatters take at most ", cuda::kMaxDims, " dims, got ",
-           nd);
-  cuda::Geometry g;
-  g.numel = 1;
-  for (int64_t size : shape) g.numel *= size;
-  if (g.numel == 0) return;
   const int64_t es_out = int64_t(out.element_size()), es_src = src ? int64_t(src->element_size()) : 0;
-  int n = 0;
-  for (int64_t d = 0; d < nd; ++d) {
-    const int64_t size = shape[size_t(d)];
-    if (size == 1) continue;
-    const int64_t s0 = out_strides[size_t(d)] * es_out, s1 = src ? src_strides[size_t(d)] * es_src : 0,
-                  s2 = index_strides[size_t(d)] * 8;
-    if (n > 0 && g.strides[0][n - 1] == s0 * size && g.strides[1][n - 1] == s1 * size &&
-        g.strides[2][n - 1] == s2 * size) {
-      g.sizes[n - 1] *= size;  // the outer dim walks on into this one
-      g.strides[0][n - 1] = s0;
-      g.strides[1][n - 1] = s1;
-      g.strides[2][n - 1] = s2;
-      continue;
-    }
-    g.sizes[n] = size;
-    g.strides[0][n] = s0;
-    g.strides[1][n] = s1;
-    g.strides[2][n] = s2;
-    ++n;
+  const size_t nd = shape.size();
+  DimVector out_bytes(nd), src_bytes(nd), index_bytes(nd);
+  for (size_t d = 0; d < nd; ++d) {
+    out_bytes[d] = out_strides[d] * es_out;
+    src_bytes[d] = src ? src_strides[d] * es_src : 0;
+    index_bytes[d] = index_strides[d] * 8;
   }
-  g.ndim = n;
+  const cuda::Geometry g = three_operand_geometry(op, shape, out_bytes, src_bytes, index_bytes);
+  if (g.numel == 0) return;
   cuda::ScatterArgs a;
   a.out = static_cast<char*>(out.data_ptr());
   a.src = src ? static_cast<const char*>(src->data_ptr()) : nullptr;
@@ -271,12 +263,7 @@ Tensor embedding_dense_backward_cuda(const Tensor& grad_output, const Tensor& in
   TC_CHECK_ARG(grad_output.dim() >= 1, name, ": argument 'grad_output' expected at least 1 dim, got 0-dim");
   const bool int_ok = indices.dtype() == ScalarType::Int64 || indices.dtype() == ScalarType::Int32;
   TC_CHECK_TYPE(int_ok, name, ": argument 'indices' expected an int64 or int32 tensor, got ", indices.dtype());
-  if (indices.numel() > 0) {
-    const int64_t lo = tc::amin(indices).item().to_int(), hi = tc::amax(indices).item().to_int();
-    if (lo < 0 || hi >= num_weights)
-      cpu::checked_indices(name, "indices", tc::_to_copy(indices, std::nullopt, Device(DeviceType::CPU)), num_weights,
-                           true);
-  }
+  check_index_values(name, indices, num_weights, true, "indices");
   const int64_t D = grad_output.size(-1), n = indices.numel();
   TC_CHECK_ARG(grad_output.numel() == n * D, name, ": argument 'grad_output' expected indices.shape + [", D, "] (",
                n * D, " elements), got shape ", grad_output.sizes());
