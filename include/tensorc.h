@@ -82,21 +82,31 @@ typedef struct tc_device {
   int32_t index; /* -1: the current device of that type; ignored for CPU */
 } tc_device;
 
+/* ---- handles ------------------------------------------------------------ */
+typedef struct tc_tensor_s* tc_tensor;
+typedef struct tc_generator_s* tc_generator;
+typedef struct tc_tensor_list_s* tc_tensor_list;
+
 /* ---- scalars: a small tagged value passed by value ---------------------- */
-enum { TC_SCALAR_BOOL = 0, TC_SCALAR_INT = 1, TC_SCALAR_FLOAT = 2 };
+/* TC_SCALAR_TENSOR: the value is held by a 0-dim tensor, `u.t`, borrowed for
+ * the call, on any device. Where the op has an overload taking a Tensor in
+ * that place (add.Scalar -> add.Tensor, clamp -> clamp.Tensor, fill_.Scalar
+ * -> fill_.Tensor) the call goes there: a device value is never read on the
+ * host, so nothing synchronises, and the tensor promotes as a 0-dim tensor
+ * (an int32 tensor plus a float64 0-dim tensor is float64) and gets a
+ * gradient if it requires one. Otherwise the value is read with
+ * tc_tensor_item, which synchronises with the tensor's device; the tensor
+ * must not require grad. tools/cuda_ops.py --scalar-sync lists those ops. */
+enum { TC_SCALAR_BOOL = 0, TC_SCALAR_INT = 1, TC_SCALAR_FLOAT = 2, TC_SCALAR_TENSOR = 3 };
 typedef struct tc_scalar {
   int32_t tag; /* TC_SCALAR_* */
   union {
     bool b;
     int64_t i;
     double f;
+    tc_tensor t;
   } u;
 } tc_scalar;
-
-/* ---- handles ------------------------------------------------------------ */
-typedef struct tc_tensor_s* tc_tensor;
-typedef struct tc_generator_s* tc_generator;
-typedef struct tc_tensor_list_s* tc_tensor_list;
 
 /* ---- dispatch keys (fixed codes) --------------------------------------- */
 typedef int32_t tc_dispatch_key;
@@ -721,6 +731,14 @@ static inline tc_scalar tc_scalar_float(double v) {
   tc_scalar s;
   s.tag = TC_SCALAR_FLOAT;
   s.u.f = v;
+  return s;
+}
+/* A Scalar held by a 0-dim tensor, borrowed (see TC_SCALAR_TENSOR). */
+static inline tc_scalar tc_scalar_from_tensor(tc_tensor t) {
+  tc_scalar s;
+  s.tag = TC_SCALAR_TENSOR;
+  s.u.i = 0; /* clear the bytes a 32-bit pointer leaves */
+  s.u.t = t;
   return s;
 }
 static inline tc_scalar tc_scalar_bool(bool v) {

@@ -5,6 +5,12 @@ every op whose CUDA slot is missing (it stays CPU-only for now, and a CUDA
 call fails with TC_ERROR_NOT_IMPLEMENTED naming it), then the counts.
 
   tools/cuda_ops.py [BUILD_DIR] [--require OP,OP...]   (default: build)
+  tools/cuda_ops.py [BUILD_DIR] --scalar-sync
+
+--scalar-sync: instead, every Scalar argument that a 0-dim device tensor
+(TC_SCALAR_TENSOR) reaches as a number read on the host, which synchronises
+with the device; then the count of those that go to a Tensor overload and
+stay on the device. From the generator's listing (ops.json).
 
 --require: exit 1 if one of those ops has no CUDA kernel (the ctest
 cuda_ops_listing uses it, so a lost registration fails the tests).
@@ -17,6 +23,21 @@ import pathlib
 import sys
 
 
+def list_scalar_sync(ops) -> int:
+    on_device = 0
+    for op in ops:
+        routed = op.get("tensor_overload", {}).get("arguments", [])
+        for arg in op["arguments"]:
+            if arg["type"] not in ("Scalar", "Scalar?"):
+                continue
+            if arg["name"] in routed:
+                on_device += 1
+            else:
+                print(f"{op['qualified']}: {arg['name']}")
+    print(f"# {on_device} Scalar arguments go to a Tensor overload and stay on the device")
+    return 0
+
+
 def main() -> int:
     args = sys.argv[1:]
     required = []
@@ -24,7 +45,12 @@ def main() -> int:
         i = args.index("--require")
         required = args[i + 1].split(",")
         del args[i:i + 2]
+    scalar_sync = "--scalar-sync" in args
+    if scalar_sync:
+        args.remove("--scalar-sync")
     build = pathlib.Path(args[0] if args else "build").resolve()
+    if scalar_sync:
+        return list_scalar_sync(json.loads((build / "generated" / "ops.json").read_text())["ops"])
     lib = ctypes.CDLL(str(build / "libtensorc.so"))
     lib.tc_op_dump_table.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t),
                                      ctypes.c_char_p]

@@ -206,6 +206,71 @@ std::string c_doc(const OpInfo& op) {
   return d;
 }
 
+// Converts op's C arguments, calls `target` (op itself, or its Tensor
+// overload with the parameters marked in `as_tensor` passed as tensors) and
+// stores the results in op's output parameters.
+std::string call_body(const OpInfo& op, const OpInfo& target, const std::vector<bool>& as_tensor,
+                      const std::vector<COut>& outs) {
+  const FunctionSchema& s = op.nf->func;
+  const std::string q = "\"" + op.qualified + "\"";
+  std::string b;
+  std::vector<const Argument*> order = cpp_op_params_order(s);
+  std::string call = "tc::" + target.cpp_name + "(";
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Argument& a = *order[i];
+    const bool routed = i < as_tensor.size() && as_tensor[i];
+    if (!routed) {
+      b += convert_arg(a, op.qualified);
+      call += (i ? ", " : "") + call_arg(a);
+      continue;
+    }
+    const std::string& n = a.name;
+    const std::string conv =
+        "tc::capi::scalar_as_tensor(" + std::string(a.type.optional ? "*" : "") + n + ", " + q + ", \"" + n + "\")";
+    if (a.type.optional)
+      b += "  std::optional<tc::Tensor> " + n + "_ = " + n + " ? std::optional<tc::Tensor>(" + conv +
+           ") : std::nullopt;\n";
+    else
+      b += "  tc::Tensor " + n + "_ = " + conv + ";\n";
+    call += (i ? ", " : "") + n + "_";
+  }
+  call += ")";
+  if (outs.empty()) return b + "  " + call + ";\n";
+  b += "  auto result_ = " + call + ";\n";
+  size_t oi = 0;
+  for (size_t i = 0; i < s.returns.size(); ++i) {
+    const Return& r = s.returns[i];
+    if (r.annotation && r.annotation->is_write) continue;
+    std::string name = outs[oi].decl.substr(outs[oi].decl.rfind(' ') + 1);
+    ++oi;
+    std::string val = s.returns.size() == 1 ? "result_" : "std::get<" + std::to_string(i) + ">(result_)";
+    if (r.type.base == BaseType::Tensor && r.type.is_list)
+      b += "  *" + name + " = tc::capi::new_tensor_list(std::move(" + val + "));\n";
+    else if (r.type.base == BaseType::Tensor)
+      b += "  *" + name + " = tc::capi::new_handle(std::move(" + val + "));\n";
+    else if (r.type.base == BaseType::Scalar)
+      b += "  *" + name + " = tc::capi::from_scalar(" + val + ");\n";
+    else if (r.type.base == BaseType::ScalarType)
+      b += "  *" + name + " = tc_dtype(" + val + ");\n";
+    else
+      b += "  *" + name + " = " + val + ";\n";
+  }
+  return b;
+}
+
+// Indents generated lines by two more spaces.
+std::string indent(const std::string& code) {
+  std::string r;
+  size_t start = 0;
+  while (start < code.size()) {
+    size_t end = code.find('\n', start);
+    end = end == std::string::npos ? code.size() : end + 1;
+    r += "  " + code.substr(start, end - start);
+    start = end;
+  }
+  return r;
+}
+
 }  // namespace
 
 std::string gen_c_header(const Model& m) {
@@ -238,33 +303,22 @@ std::string gen_c_entries(const Model& m, int shard) {
       std::string name = o.decl.substr(o.decl.rfind(' ') + 1);
       if (o.decl.rfind("tc_tensor", 0) == 0) w << "  *" << name << " = nullptr;\n";
     }
-    std::vector<const Argument*> order = cpp_op_params_order(s);
-    for (const Argument* a : order) w << convert_arg(*a, op.qualified);
-    std::string call = "tc::" + op.cpp_name + "(";
-    for (size_t i = 0; i < order.size(); ++i) call += (i ? ", " : "") + call_arg(*order[i]);
-    call += ")";
-    if (outs.empty()) {
-      w << "  " << call << ";\n";
-    } else {
-      w << "  auto result_ = " << call << ";\n";
-      size_t oi = 0;
-      for (size_t i = 0; i < s.returns.size(); ++i) {
-        const Return& r = s.returns[i];
-        if (r.annotation && r.annotation->is_write) continue;
-        std::string name = outs[oi].decl.substr(outs[oi].decl.rfind(' ') + 1);
-        ++oi;
-        std::string val = s.returns.size() == 1 ? "result_" : "std::get<" + std::to_string(i) + ">(result_)";
-        if (r.type.base == BaseType::Tensor && r.type.is_list)
-          w << "  *" << name << " = tc::capi::new_tensor_list(std::move(" << val << "));\n";
-        else if (r.type.base == BaseType::Tensor)
-          w << "  *" << name << " = tc::capi::new_handle(std::move(" << val << "));\n";
-        else if (r.type.base == BaseType::Scalar)
-          w << "  *" << name << " = tc::capi::from_scalar(" << val << ");\n";
-        else if (r.type.base == BaseType::ScalarType)
-          w << "  *" << name << " = tc_dtype(" << val << ");\n";
-        else
-          w << "  *" << name << " = " << val << ";\n";
+    if (op.tensor_overload) {
+      // A Scalar given as a tensor goes to the Tensor overload: no host read.
+      std::vector<const Argument*> order = cpp_op_params_order(s);
+      std::string cond;
+      for (size_t i = 0; i < order.size(); ++i) {
+        if (!op.scalar_to_tensor[i]) continue;
+        const std::string& n = order[i]->name;
+        cond += (cond.empty() ? "" : " || ") + (order[i]->type.optional
+                                                    ? "(" + n + " && tc::capi::is_tensor_scalar(*" + n + "))"
+                                                    : "tc::capi::is_tensor_scalar(" + n + ")");
       }
+      w << "  if (" << cond << ") {\n"
+        << indent(call_body(op, *op.tensor_overload, op.scalar_to_tensor, outs)) << "  } else {\n"
+        << indent(call_body(op, op, {}, outs)) << "  }\n";
+    } else {
+      w << call_body(op, op, {}, outs);
     }
     w << "  TC_CAPI_END_OP(" << q << ", \"" << s.name.name << "\")\n}\n\n";
   }

@@ -294,6 +294,56 @@ std::string c_entry_name(const OperatorName& n) {
   return "tc_" + c_ident((n.ns.empty() ? "" : n.ns + "_") + name + (n.overload.empty() ? "" : "_" + n.overload));
 }
 
+namespace {
+
+// Whether parameter b can take the place of Scalar parameter a: the same name,
+// a Tensor where a has a Scalar, optional alike. A Scalar with a value default
+// (alpha=1) has no Tensor spelling and stays a Scalar.
+bool scalar_becomes_tensor(const Argument& a, const Argument& b) {
+  const Type &ta = a.type, &tb = b.type;
+  if (ta.base != BaseType::Scalar || ta.is_list || tb.base != BaseType::Tensor || tb.is_list) return false;
+  if (ta.optional != tb.optional || is_mutable(b)) return false;
+  return !a.default_value || *a.default_value == "None";
+}
+
+// Sets op.tensor_overload: among the ops of the same name and kind whose
+// parameters match op's one for one, each the same type or a Tensor for a
+// Scalar, the one that turns the most Scalars into Tensors (where.Scalar ->
+// where.self, not where.ScalarOther).
+void pick_tensor_overload(OpInfo& op, const Model& m) {
+  const FunctionSchema& s = op.nf->func;
+  const std::vector<const Argument*> pa = cpp_op_params_order(s);
+  size_t best = 0;
+  for (const OpInfo& cand : m.ops) {
+    const FunctionSchema& c = cand.nf->func;
+    if (&cand == &op || c.name.name != s.name.name || c.kind() != s.kind()) continue;
+    if (c.returns.size() != s.returns.size()) continue;
+    bool same_returns = true;
+    for (size_t i = 0; i < s.returns.size(); ++i)
+      same_returns = same_returns && c.returns[i].type.str() == s.returns[i].type.str();
+    const std::vector<const Argument*> pc = cpp_op_params_order(c);
+    if (!same_returns || pc.size() != pa.size()) continue;
+    std::vector<bool> routed(pa.size(), false);
+    size_t n = 0;
+    bool match = true;
+    for (size_t i = 0; i < pa.size() && match; ++i) {
+      if (pa[i]->name != pc[i]->name)
+        match = false;
+      else if (scalar_becomes_tensor(*pa[i], *pc[i]))
+        routed[i] = true, ++n;
+      else
+        match = pa[i]->type.str() == pc[i]->type.str();
+    }
+    if (match && n > best) {
+      best = n;
+      op.tensor_overload = &cand;
+      op.scalar_to_tensor = routed;
+    }
+  }
+}
+
+}  // namespace
+
 Model build_model(const std::vector<NativeFunction>& nfs, std::vector<LoadError>* errors, int shards) {
   Model m;
   m.ops.reserve(nfs.size());
@@ -352,6 +402,7 @@ Model build_model(const std::vector<NativeFunction>& nfs, std::vector<LoadError>
     }
     op.generated_wrapper = true;
   }
+  for (OpInfo& op : m.ops) pick_tensor_overload(op, m);
   return m;
 }
 

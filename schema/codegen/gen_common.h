@@ -27,7 +27,13 @@ struct OpInfo {
   std::string ident;                   // "add_Tensor": used for generated helper names
   std::string cpp_name;                // "add", "add_", "add_out"
   const OpInfo* functional = nullptr;  // for generated in-place/out wrappers
-  bool generated_wrapper = false;      // in-place/out kernel written by the generator
+  // The overload that takes a Tensor where this one takes a Scalar (add.Scalar
+  // -> add.Tensor): a Scalar argument given as a device tensor is passed there,
+  // so the value never visits the host. scalar_to_tensor[i] marks the
+  // parameters (in cpp_op_params_order) that change type.
+  const OpInfo* tensor_overload = nullptr;
+  std::vector<bool> scalar_to_tensor;
+  bool generated_wrapper = false;  // in-place/out kernel written by the generator
   // C++ default arguments start no earlier than this parameter index, so that
   // no call can match two overloads of the same name.
   size_t default_floor = 0;

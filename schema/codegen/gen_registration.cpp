@@ -232,7 +232,16 @@ std::string gen_listing(const Model& m) {
       if (ret.name) w << ", \"name\": \"" << *ret.name << "\"";
       w << ", \"mutable\": " << (ret.annotation && ret.annotation->is_write ? "true" : "false") << "}";
     }
-    w << "]}" << (i + 1 < m.ops.size() ? "," : "") << "\n";
+    w << "]";
+    if (op.tensor_overload) {  // where a Scalar given as a tensor goes (see TC_SCALAR_TENSOR)
+      w << ", \"tensor_overload\": {\"op\": \"" << op.tensor_overload->qualified << "\", \"arguments\": [";
+      const std::vector<const Argument*> order = cpp_op_params_order(s);
+      bool first = true;
+      for (size_t a = 0; a < order.size(); ++a)
+        if (op.scalar_to_tensor[a]) w << (first ? "" : ", ") << "\"" << order[a]->name << "\"", first = false;
+      w << "]}";
+    }
+    w << "}" << (i + 1 < m.ops.size() ? "," : "") << "\n";
   }
   w << "  ]\n}\n";
   return w.str();

@@ -57,5 +57,8 @@ static_assert(tc::kNumKeys == TC_KEY_COMPOSITE_IMPLICIT_AUTOGRAD + 1, "a dispatc
 static_assert(int(tc::Scalar::Tag::Bool) == TC_SCALAR_BOOL);
 static_assert(int(tc::Scalar::Tag::Int) == TC_SCALAR_INT);
 static_assert(int(tc::Scalar::Tag::Float) == TC_SCALAR_FLOAT);
+// Only the C ABI's Scalar can be held by a tensor (src/capi/convert.cpp).
+static_assert(TC_SCALAR_TENSOR == 3);
+static_assert(sizeof(tc_scalar) == 16 || sizeof(void*) != 8, "a tensor handle must not grow tc_scalar");
 
 }  // namespace

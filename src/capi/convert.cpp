@@ -34,14 +34,43 @@ std::vector<std::optional<Tensor>> to_optional_tensor_list(const tc_tensor* hs, 
   return out;
 }
 
+namespace {
+
+// The 0-dim tensor behind a TC_SCALAR_TENSOR Scalar.
+Tensor scalar_tensor_arg(const tc_scalar& s, const char* op, const char* arg) {
+  TC_CHECK_ARG(s.u.t, op, ": argument '", arg, "' is a TC_SCALAR_TENSOR Scalar with a NULL tensor");
+  Tensor t = to_tensor(s.u.t);
+  TC_CHECK_ARG(t.dim() == 0, op, ": argument '", arg, "' is a Scalar given as a tensor of shape ", t.sizes(),
+               " (expected a 0-dim tensor)");
+  return t;
+}
+
+}  // namespace
+
 Scalar to_scalar(const tc_scalar& s, const char* op, const char* arg) {
   switch (s.tag) {
     case TC_SCALAR_BOOL: return Scalar(bool(s.u.b));
     case TC_SCALAR_INT: return Scalar(int64_t(s.u.i));
     case TC_SCALAR_FLOAT: return Scalar(double(s.u.f));
+    case TC_SCALAR_TENSOR: {
+      // No Tensor overload takes this argument: the value is read here (a
+      // device tensor synchronises). A gradient could not flow through it.
+      Tensor t = scalar_tensor_arg(s, op, arg);
+      TC_CHECK_ARG(!t.requires_grad(), op, ": argument '", arg,
+                   "' is a Scalar given as a tensor that requires grad; the op takes it as a number and no gradient "
+                   "would reach it (pass t.detach())");
+      return t.item();
+    }
   }
   TC_FAIL(Type, op, ": argument '", arg, "' has an unknown scalar tag ", s.tag,
-          " (expected TC_SCALAR_BOOL, TC_SCALAR_INT or TC_SCALAR_FLOAT)");
+          " (expected TC_SCALAR_BOOL, TC_SCALAR_INT, TC_SCALAR_FLOAT or TC_SCALAR_TENSOR)");
+}
+
+bool is_tensor_scalar(const tc_scalar& s) { return s.tag == TC_SCALAR_TENSOR; }
+
+Tensor scalar_as_tensor(const tc_scalar& s, const char* op, const char* arg) {
+  if (s.tag == TC_SCALAR_TENSOR) return scalar_tensor_arg(s, op, arg);
+  return wrapped_scalar_tensor(to_scalar(s, op, arg));  // promotes exactly as the number would
 }
 
 tc_scalar from_scalar(const Scalar& s) {

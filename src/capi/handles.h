@@ -56,7 +56,12 @@ std::vector<Tensor> to_tensor_list(const tc_tensor* hs, size_t n, const char* op
 std::vector<std::optional<Tensor>> to_optional_tensor_list(const tc_tensor* hs, size_t n, const char* op,
                                                            const char* arg);
 
+// A TC_SCALAR_TENSOR Scalar is read with item() (synchronising).
 Scalar to_scalar(const tc_scalar& s, const char* op, const char* arg);
+bool is_tensor_scalar(const tc_scalar& s);
+// For the Tensor overload of an op: a TC_SCALAR_TENSOR Scalar's tensor, or a
+// number as a wrapped-number 0-dim CPU tensor.
+Tensor scalar_as_tensor(const tc_scalar& s, const char* op, const char* arg);
 tc_scalar from_scalar(const Scalar& s);
 ScalarType to_dtype(int32_t code, const char* op, const char* arg);
 Device to_device(const tc_device& d, const char* op, const char* arg);

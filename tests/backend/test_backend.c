@@ -14,7 +14,8 @@ static void free_buffer(void* data, void* ctx) {
   free(data);
 }
 
-/* add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor, float32 only. */
+/* add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor, float32 only;
+ * other has self's size or one element. */
 static tc_status privateuse1_add(tc_tensor* out, tc_tensor self, tc_tensor other, tc_scalar alpha) {
   int64_t n = 0, m = 0, sizes[8];
   size_t ndim = 0;
@@ -25,13 +26,15 @@ static tc_status privateuse1_add(tc_tensor* out, tc_tensor self, tc_tensor other
     return tc_error_set(TC_ERROR_TYPE, "test backend add: only float32 tensors are supported");
   tc_tensor_numel(&n, self);
   tc_tensor_numel(&m, other);
-  if (n != m) return tc_error_set(TC_ERROR_INVALID_ARGUMENT, "test backend add: sizes differ");
+  if (n != m && m != 1)
+    return tc_error_set(TC_ERROR_INVALID_ARGUMENT,
+                        "test backend add: sizes differ and other has more than one element");
   tc_tensor_sizes(sizes, 8, &ndim, self);
   /* Device memory is host memory here: read it through the blob pointers. */
   if (tc_tensor_data_ptr(&a, self) != TC_OK || tc_tensor_data_ptr(&b, other) != TC_OK) return tc_last_error_code();
   float* r = malloc((size_t)(n ? n : 1) * sizeof(float));
   double al = alpha.tag == TC_SCALAR_FLOAT ? alpha.u.f : (double)alpha.u.i;
-  for (int64_t i = 0; i < n; ++i) r[i] = ((float*)a)[i] + (float)al * ((float*)b)[i];
+  for (int64_t i = 0; i < n; ++i) r[i] = ((float*)a)[i] + (float)al * ((float*)b)[m == 1 ? 0 : i];
   tc_status st = tc_tensor_from_blob(out, r, TC_FLOAT32, sizes, NULL, ndim, dev, free_buffer, NULL);
   if (st != TC_OK) free(r);
   return st;

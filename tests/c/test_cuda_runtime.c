@@ -782,6 +782,47 @@ static void check_bad_device_index(int count) {
   CHECK_FAILS_WITH(tc_device_set_current(TC_DEVICE_CUDA, count), TC_ERROR_DEVICE, "out of range");
 }
 
+/* A CUDA 0-dim tensor as a Scalar (TC_SCALAR_TENSOR): add.Scalar and clamp
+ * take it through their Tensor overloads, on the device; full() reads it. On a
+ * CPU tensor it is a device error, as a CUDA tensor operand is. */
+static void check_device_scalars(void) {
+  const int64_t n4[1] = {4};
+  const float half = 0.5f;
+  tc_tensor x = spread(n4, 1, -1, 2), xd = to_cuda(x), h = NULL, hd = NULL, r = NULL, want = NULL, f = NULL;
+  tc_device where = {0, 0};
+  CHECK_OK(tc_tensor_from_data(&h, &half, TC_FLOAT32, NULL, 0));
+  hd = to_cuda(h);
+  CHECK_OK(tc_add_Scalar(&r, xd, tc_scalar_from_tensor(hd), NULL));
+  CHECK_OK(tc_tensor_device(&where, r));
+  CHECK(where.type == TC_DEVICE_CUDA);
+  CHECK_OK(tc_add_Scalar(&want, x, tc_scalar_float(0.5), NULL));
+  CHECK(max_rel_diff(r, want, 4) == 0);
+  tc_tensor_release(r);
+  tc_tensor_release(want);
+  {
+    tc_scalar lo = tc_scalar_from_tensor(hd), lo_num = tc_scalar_float(0.5);
+    CHECK_OK(tc_clamp(&r, xd, &lo, NULL));
+    CHECK_OK(tc_clamp(&want, x, &lo_num, NULL));
+    CHECK(max_rel_diff(r, want, 4) == 0);
+    tc_tensor_release(r);
+    tc_tensor_release(want);
+  }
+  CHECK_OK(tc_full(&f, n4, 1, tc_scalar_from_tensor(hd), NULL, NULL));
+  {
+    float v[4] = {0};
+    read_floats(v, 4, f);
+    CHECK(v[0] == 0.5f && v[3] == 0.5f);
+  }
+  r = NULL;
+  CHECK(tc_add_Scalar(&r, x, tc_scalar_from_tensor(hd), NULL) == TC_ERROR_DEVICE);
+  CHECK(r == NULL);
+  tc_tensor_release(f);
+  tc_tensor_release(hd);
+  tc_tensor_release(h);
+  tc_tensor_release(xd);
+  tc_tensor_release(x);
+}
+
 int main(void) {
   if (tc_device_check(TC_DEVICE_CUDA) != TC_OK) {
     printf("SKIPPED: no usable CUDA device: %s\n", tc_last_error_message());
@@ -803,6 +844,7 @@ int main(void) {
   check_streams();
   check_random();
   check_pinned();
+  check_device_scalars();
   check_bad_device_index(count);
   CHECK_OK(tc_device_synchronize(tc_device_cuda(-1)));
   return check_summary();

@@ -236,6 +236,38 @@ static void test_backend_hooks(void* lib) {
   CHECK(tc_copy_inplace(col, row, NULL) == TC_ERROR_RUNTIME);
   fail_copies(0);
   CHECK(tc_tensor_version(&version_after, col) == TC_OK && version_after == version);
+  /* A Scalar held by a device tensor goes to add.Tensor: the backend's kernel
+   * reads it on the device, so the call needs no copy to the host (copies fail
+   * meanwhile). full() has no Tensor overload: it reads the value, which takes
+   * a copy. */
+  {
+    const float two = 2;
+    float sum[3] = {0}, filled[2] = {0};
+    tc_tensor two_cpu = NULL, two_dev = NULL, three = vec3(1, 2, 3), three_dev = NULL, s = NULL, s_cpu = NULL,
+              fv = NULL;
+    const int64_t n2[1] = {2};
+    CHECK(tc_tensor_from_data(&two_cpu, &two, TC_FLOAT32, NULL, 0) == TC_OK);
+    CHECK(tc_to_device(&two_dev, two_cpu, pu1, TC_FLOAT32, NULL, NULL) == TC_OK);
+    CHECK(tc_to_device(&three_dev, three, pu1, TC_FLOAT32, NULL, NULL) == TC_OK);
+    fail_copies(1);
+    CHECK(tc_add_Scalar(&s, three_dev, tc_scalar_from_tensor(two_dev), NULL) == TC_OK);
+    CHECK(tc_full(&fv, n2, 1, tc_scalar_from_tensor(two_dev), NULL, NULL) == TC_ERROR_RUNTIME);
+    CHECK(MSG_HAS("the copy engine is down") && MSG_HAS("full"));
+    fail_copies(0);
+    CHECK(tc_to_device(&s_cpu, s, tc_device_cpu(), TC_FLOAT32, NULL, NULL) == TC_OK);
+    CHECK(tc_tensor_copy_to_buffer(sum, sizeof sum, s_cpu) == TC_OK);
+    CHECK(sum[0] == 3 && sum[1] == 4 && sum[2] == 5);
+    CHECK(tc_full(&fv, n2, 1, tc_scalar_from_tensor(two_dev), NULL, NULL) == TC_OK);
+    CHECK(tc_tensor_copy_to_buffer(filled, sizeof filled, fv) == TC_OK);
+    CHECK(filled[0] == 2 && filled[1] == 2);
+    tc_tensor_release(fv);
+    tc_tensor_release(s_cpu);
+    tc_tensor_release(s);
+    tc_tensor_release(three_dev);
+    tc_tensor_release(three);
+    tc_tensor_release(two_dev);
+    tc_tensor_release(two_cpu);
+  }
   /* empty on the device, and a device index out of range */
   tc_tensor e = NULL;
   CHECK(tc_empty(&e, shape, 2, NULL, &pu1) == TC_OK);

@@ -627,6 +627,110 @@ static void test_empty_strided_overflow(void) {
   CHECK(t == NULL && strstr(tc_last_error_message(), "empty_strided"));
 }
 
+/* ---- Scalars held by tensors (TC_SCALAR_TENSOR) ------------------------- */
+
+/* Where the op has a Tensor overload, a tensor Scalar goes there: it promotes
+ * as a 0-dim tensor and gets a gradient. Elsewhere its value is read, and it
+ * must not require grad. Either way it must be 0-dim and not NULL. */
+static void test_tensor_scalars(void) {
+  const int32_t iv[3] = {1, 2, 3};
+  const int64_t n3[1] = {3};
+  const double half = 0.5;
+  tc_tensor ints = NULL, h64 = NULL, r = NULL, w = NULL, y = NULL, total = NULL, g = NULL, v = NULL;
+  tc_dtype dt = -1;
+  CHECK_OK(tc_tensor_from_data(&ints, iv, TC_INT32, n3, 1));
+  CHECK_OK(tc_tensor_from_data(&h64, &half, TC_FLOAT64, NULL, 0));
+
+  /* add.Scalar with a float64 0-dim tensor: add.Tensor's promotion (float64),
+   * where the number 0.5 gives the default float32 */
+  CHECK_OK(tc_add_Scalar(&r, ints, tc_scalar_from_tensor(h64), NULL));
+  CHECK_OK(tc_tensor_dtype(&dt, r));
+  CHECK(dt == TC_FLOAT64);
+  {
+    double d[3] = {0};
+    CHECK_OK(tc_tensor_copy_to_buffer(d, sizeof d, r));
+    CHECK(d[0] == 1.5 && d[1] == 2.5 && d[2] == 3.5);
+  }
+  tc_tensor_release(r);
+  r = NULL;
+  CHECK_OK(tc_add_Scalar(&r, ints, tc_scalar_float(0.5), NULL));
+  CHECK_OK(tc_tensor_dtype(&dt, r));
+  CHECK(dt == TC_FLOAT32);
+  tc_tensor_release(r);
+  r = NULL;
+
+  /* clamp with one bound a tensor and the other a number */
+  {
+    const int64_t two = 2;
+    tc_tensor lo = NULL;
+    tc_scalar lo_s, hi_s = tc_scalar_int(2);
+    int32_t c[3] = {0};
+    CHECK_OK(tc_tensor_from_data(&lo, &two, TC_INT64, NULL, 0));
+    lo_s = tc_scalar_from_tensor(lo);
+    CHECK_OK(tc_clamp(&r, ints, &lo_s, &hi_s));
+    CHECK_OK(tc_tensor_dtype(&dt, r));
+    CHECK(dt == TC_INT32);
+    CHECK_OK(tc_tensor_copy_to_buffer(c, sizeof c, r));
+    CHECK(c[0] == 2 && c[1] == 2 && c[2] == 2);
+    tc_tensor_release(r);
+    r = NULL;
+    tc_tensor_release(lo);
+  }
+
+  /* A gradient reaches a tensor Scalar that requires grad: d(sum(x * w))/dw = sum(x) */
+  {
+    const float xv[3] = {1, 2, 4}, one = 1;
+    tc_tensor x = NULL;
+    float gv = 0;
+    CHECK_OK(tc_tensor_from_data(&x, xv, TC_FLOAT32, n3, 1));
+    CHECK_OK(tc_tensor_from_data(&w, &one, TC_FLOAT32, NULL, 0));
+    CHECK_OK(tc_tensor_set_requires_grad(w, true));
+    CHECK_OK(tc_mul_Scalar(&y, x, tc_scalar_from_tensor(w)));
+    CHECK_OK(tc_sum(&total, y, NULL));
+    CHECK_OK(tc_tensor_backward(total, NULL, false, false));
+    CHECK_OK(tc_tensor_grad(&g, w));
+    CHECK(g != NULL);
+    if (g) CHECK_OK(tc_tensor_copy_to_buffer(&gv, sizeof gv, g));
+    CHECK(gv == 7);
+    /* fill_value has no Tensor overload: the number is read, so a tensor that
+     * requires grad is refused (its gradient would be lost), a detached one read */
+    CHECK_ERR(tc_full(&v, n3, 1, tc_scalar_from_tensor(w), NULL, NULL), TC_ERROR_INVALID_ARGUMENT, "full",
+              "fill_value");
+    CHECK(v == NULL);
+    CHECK_OK(tc_tensor_set_requires_grad(w, false));
+    CHECK_OK(tc_full(&v, n3, 1, tc_scalar_from_tensor(w), NULL, NULL));
+    {
+      float f[3] = {0};
+      CHECK_OK(tc_tensor_copy_to_buffer(f, sizeof f, v));
+      CHECK(f[0] == 1 && f[1] == 1 && f[2] == 1);
+    }
+    tc_tensor_release(x);
+  }
+
+  /* Bad tensor Scalars: NULL, or not 0-dim, on both paths; self unchanged */
+  {
+    tc_scalar null_s = tc_scalar_from_tensor(NULL);
+    uint32_t before = 0, after = 1;
+    CHECK_ERR(tc_add_Scalar(&r, ints, null_s, NULL), TC_ERROR_INVALID_ARGUMENT, "add", "other");
+    CHECK_ERR(tc_add_Scalar(&r, ints, tc_scalar_from_tensor(ints), NULL), TC_ERROR_INVALID_ARGUMENT, "add", "other");
+    CHECK(strstr(tc_last_error_message(), "0-dim") != NULL);
+    CHECK_ERR(tc_full(&r, n3, 1, tc_scalar_from_tensor(ints), NULL, NULL), TC_ERROR_INVALID_ARGUMENT, "full",
+              "fill_value");
+    CHECK(r == NULL);
+    CHECK_OK(tc_tensor_version(&before, ints));
+    CHECK_ERR(tc_fill_inplace_Scalar(ints, tc_scalar_from_tensor(ints)), TC_ERROR_INVALID_ARGUMENT, "fill_", "value");
+    CHECK_OK(tc_tensor_version(&after, ints));
+    CHECK(before == after);
+  }
+  tc_tensor_release(v);
+  tc_tensor_release(g);
+  tc_tensor_release(total);
+  tc_tensor_release(y);
+  tc_tensor_release(w);
+  tc_tensor_release(h64);
+  tc_tensor_release(ints);
+}
+
 int main(void) {
   test_bool_bytes();
   test_misaligned_blob();
@@ -639,6 +743,7 @@ int main(void) {
   test_creation_errors();
   test_from_blob();
   test_scalars_and_item();
+  test_tensor_scalars();
   test_to_string();
   test_lists();
   test_generators();

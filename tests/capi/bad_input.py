@@ -17,7 +17,8 @@ error status with a message naming the op and the argument:
                  TC_ERROR_INVALID_ARGUMENT naming it
   bad_dtype      dtype code 99 / -1 / 10 (reserved complex64) -> TC_ERROR_TYPE
                  naming it
-  bad_scalar_tag scalar tag 9 / -1 -> an error naming it
+  bad_scalar_tag scalar tag 9 / -1 -> an error naming it; TC_SCALAR_TENSOR
+                 with a NULL tensor -> TC_ERROR_INVALID_ARGUMENT naming it
   bad_device     device type 5 / 0, or PrivateUse1 index -5 -> TC_ERROR_DEVICE
                  naming it
   bad_string     str argument 'bogus' -> TC_ERROR_INVALID_ARGUMENT naming it
@@ -486,6 +487,8 @@ class Child:
             for tag in (9, -1):
                 self.bad("bad_scalar_tag", sig, "'%s' tag %d" % (p.name, tag), with_(**{p.name: (tag, 1)}),
                          list(range(1, 9)), p.name)
+            self.bad("bad_scalar_tag", sig, "'%s' TC_SCALAR_TENSOR with a NULL tensor" % p.name,
+                     with_(**{p.name: (tc.SCALAR_TENSOR, 0)}), [tc.INVALID_ARGUMENT], p.name)
         if not scs:
             self.skip("bad_scalar_tag", sig, "no Scalar argument")
         devs = [p for p in sig.params if p.kind in ("device", "device_ptr")]

@@ -32,11 +32,11 @@ BOOL, UINT8, INT8, INT16, INT32, INT64, FLOAT16, BFLOAT16, FLOAT32, FLOAT64 = ra
 DTYPE_SIZE = {BOOL: 1, UINT8: 1, INT8: 1, INT16: 2, INT32: 4, INT64: 8, FLOAT16: 2, BFLOAT16: 2, FLOAT32: 4,
               FLOAT64: 8}
 DEVICE_CPU, DEVICE_CUDA, DEVICE_PRIVATEUSE1 = 1, 2, 12
-SCALAR_BOOL, SCALAR_INT, SCALAR_FLOAT = 0, 1, 2
+SCALAR_BOOL, SCALAR_INT, SCALAR_FLOAT, SCALAR_TENSOR = 0, 1, 2, 3
 
 
 class Scalar(ctypes.Structure):
-    """tc_scalar {int32 tag; union {bool b; int64 i; double f} u;}.
+    """tc_scalar {int32 tag; union {bool b; int64 i; double f; tc_tensor t} u;}.
 
     ctypes refuses unions passed by value, so the union is one int64 payload:
     the same size, alignment and x86-64 / AArch64 argument classification

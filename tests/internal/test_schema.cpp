@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "codegen/gen_common.h"
 #include "codegen/native_functions.h"
 #include "dispatch/boxing.h"
 #include "dispatch/schema/parser.h"
@@ -729,6 +730,44 @@ TEST_F(KernelSources, UndefinedKernelIsReported) {
   // No directories: the check is skipped.
   std::vector<NativeFunction> unchecked;
   EXPECT_TRUE(load(yaml, &unchecked).empty());
+}
+
+// A Scalar given as a tensor goes to the overload that takes a Tensor in its
+// place: the one turning the most Scalars into Tensors, never for a Scalar
+// with a number default (alpha), never across names or kinds.
+TEST(CodegenModel, ScalarArgumentsFindTheirTensorOverload) {
+  std::vector<NativeFunction> fns;
+  const auto errors = load(R"(
+- func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+- func: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+- func: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+- func: where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
+- func: where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor
+- func: scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+- func: scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+- func: sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+)",
+                           &fns);
+  for (const auto& e : errors) ADD_FAILURE() << e.str();
+  std::vector<tc::codegen::LoadError> model_errors;
+  const tc::codegen::Model m = tc::codegen::build_model(fns, &model_errors);
+  EXPECT_TRUE(model_errors.empty());
+  auto find = [&](const std::string& q) -> const tc::codegen::OpInfo& {
+    for (const auto& op : m.ops)
+      if (op.qualified == q) return op;
+    throw std::runtime_error("no op " + q);
+  };
+  const auto& add = find("add.Scalar");
+  ASSERT_NE(add.tensor_overload, nullptr);
+  EXPECT_EQ(add.tensor_overload->qualified, "add.Tensor");
+  EXPECT_EQ(add.scalar_to_tensor, (std::vector<bool>{false, true, false}));  // alpha stays a Scalar
+  const auto& where = find("where.Scalar");
+  ASSERT_NE(where.tensor_overload, nullptr);
+  EXPECT_EQ(where.tensor_overload->qualified, "where.self");
+  EXPECT_EQ(where.scalar_to_tensor, (std::vector<bool>{false, true, true}));
+  EXPECT_EQ(find("scatter.value").tensor_overload, nullptr);  // 'value' and 'src' are different arguments
+  EXPECT_EQ(find("sub.Scalar").tensor_overload, nullptr);     // no sub.Tensor
+  EXPECT_EQ(find("add.Tensor").tensor_overload, nullptr);
 }
 
 #ifdef TC_SOURCE_DIR

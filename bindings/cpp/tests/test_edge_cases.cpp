@@ -48,6 +48,23 @@ TEST(Scalar, FromEveryArithmeticType) {
   EXPECT_EQ(vals<int64_t>(tensor<int64_t>({1}) + uint64_t(3)), std::vector<int64_t>{4});
 }
 
+// A Scalar held by a 0-dim tensor: through the Tensor overload where one
+// exists (promotion of a 0-dim tensor, a gradient), read as a number elsewhere.
+TEST(Scalar, HeldByATensor) {
+  Tensor half = scalar_tensor(0.5, kFloat64);
+  Scalar s = Scalar::from_tensor(half);
+  EXPECT_TRUE(s.is_tensor());
+  EXPECT_THROW(s.toDouble(), InvalidArgumentError);
+  Tensor sum = tensor<int32_t>({1, 2}) + s;
+  EXPECT_EQ(sum.scalar_type(), kFloat64);
+  EXPECT_EQ(vals<double>(sum), (std::vector<double>{1.5, 2.5}));
+  EXPECT_EQ(vals<float>(full({2}, s)), (std::vector<float>{0.5f, 0.5f}));
+  Tensor w = scalar_tensor(3.0).requires_grad_();
+  (tensor<float>({1, 2}) * Scalar::from_tensor(w)).sum().backward();
+  EXPECT_EQ(w.grad().item<float>(), 3.0f);
+  EXPECT_THROW(full({2}, Scalar::from_tensor(w)), InvalidArgumentError);  // its gradient would be lost
+}
+
 TEST(Scalar, UnsignedAboveInt64MaxThrowsInsteadOfWrapping) {
   const uint64_t big = uint64_t(INT64_MAX) + 1;
   EXPECT_THROW(Scalar{big}, InvalidArgumentError);

@@ -48,7 +48,10 @@ static int tcpy_bool_arg(PyObject* o, bool* out, const char* fn, const char* arg
   return 0;
 }
 
-/* Scalar: a Python bool, int or float (NumPy's too), or a one-element tensor. */
+/* Scalar: a Python bool, int or float (NumPy's too), or a one-element tensor.
+ * A 0-dim tensor travels as itself (TC_SCALAR_TENSOR): where the op has a
+ * Tensor overload for it the value stays on its device; otherwise the C ABI
+ * reads it. Another one-element tensor is read here. */
 static int tcpy_scalar_arg(PyObject* o, tc_scalar* out, const char* fn, const char* arg) {
   memset(out, 0, sizeof *out);
   if (PyBool_Check(o)) {
@@ -67,6 +70,11 @@ static int tcpy_scalar_arg(PyObject* o, tc_scalar* out, const char* fn, const ch
   }
   if (tcpy_is_tensor(o)) {
     tc_tensor t = ((TensorBaseObject*)o)->handle;
+    int64_t dim = -1;
+    if (t && tc_tensor_dim(&dim, t) == TC_OK && dim == 0) {
+      *out = tc_scalar_from_tensor(t); /* borrowed: o outlives the call */
+      return 0;
+    }
     if (t && tc_tensor_item(out, t) == TC_OK) return 0;
     PyErr_Format(PyExc_ValueError, "%s: argument '%s' must be a number or a one-element Tensor", fn, arg);
     return -1;

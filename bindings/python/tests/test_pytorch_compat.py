@@ -182,6 +182,35 @@ def test_cuda_matmul_and_linear_match_the_cpu():
                                tensorc.matmul(batch, weight.t()).numpy(), rtol=1e-4, atol=1e-4)
 
 
+def test_zero_dim_tensor_as_a_scalar_argument():
+    # As PyTorch's argument parser: a 0-dim tensor is read as the number where
+    # the op has no Tensor overload, unless it requires grad (its gradient
+    # would be lost); where one exists it promotes as a 0-dim tensor.
+    half = tensorc.tensor(0.5, dtype=tensorc.float64)
+    assert tensorc.full((2,), half).tolist() == [0.5, 0.5]
+    assert tensorc.full((2,), half).dtype == tensorc.float32  # the number's default, as torch.full
+    assert (tensorc.tensor([1, 2], dtype=tensorc.int32) + half).dtype == tensorc.float64
+    w = tensorc.tensor(0.5, requires_grad=True)
+    with pytest.raises(tensorc.InvalidArgumentError, match="fill_value"):
+        tensorc.full((2,), w)
+    assert tensorc.full((2,), w.detach()).tolist() == [0.5, 0.5]
+
+
+@pytest.mark.skipif(not tensorc.cuda.is_available(), reason="needs a CUDA device (none present)")
+def test_cuda_zero_dim_tensor_as_a_scalar_argument():
+    x = tensorc.tensor([1.0, -2.0, 3.0])
+    s = tensorc.tensor(0.5)
+    xc, sc = x.cuda(), s.cuda()
+    for got, want in [(xc + sc, x + s), (xc.mul(sc), x.mul(s)), (tensorc.clamp(xc, min=sc), tensorc.clamp(x, min=s)),
+                      (xc.pow(sc.abs()), x.pow(s.abs())), (xc.eq(sc), x.eq(s)),
+                      (tensorc.full((2,), sc, device="cuda"), tensorc.full((2,), s))]:
+        assert got.is_cuda
+        np.testing.assert_allclose(got.cpu().numpy(), want.numpy())
+    y = xc.clone()
+    y.fill_(sc)
+    assert y.cpu().tolist() == [0.5, 0.5, 0.5]
+
+
 def test_inference_mode_turns_recording_off():
     x = tensorc.ones(2, requires_grad=True)
     with tensorc.inference_mode():

@@ -51,6 +51,8 @@ pub struct tc_device {
 pub const TC_SCALAR_BOOL: i32 = 0;
 pub const TC_SCALAR_INT: i32 = 1;
 pub const TC_SCALAR_FLOAT: i32 = 2;
+/// The value is held by a borrowed 0-dim tensor, `u.t` (see tensorc.h).
+pub const TC_SCALAR_TENSOR: i32 = 3;
 
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -58,6 +60,7 @@ pub union tc_scalar_u {
     pub b: bool,
     pub i: i64,
     pub f: f64,
+    pub t: *mut tc_tensor_s,
 }
 
 #[repr(C)]

@@ -283,11 +283,21 @@ class Scalar {
     }
   }
   explicit Scalar(const tc_scalar& s) noexcept : s_(s) {}
+  // A Scalar held by a 0-dim tensor on any device (TC_SCALAR_TENSOR). Where
+  // the op has a Tensor overload for the argument (add, mul, clamp, fill_,
+  // pow, the comparisons...) the value stays on the device and nothing
+  // synchronises; elsewhere the op reads it with item(). Borrows the tensor:
+  // keep it alive while this Scalar is used.
+  template <class TensorT>
+  static Scalar from_tensor(const TensorT& t) noexcept {
+    return Scalar(tc_scalar_from_tensor(t.get()));
+  }
 
   const tc_scalar& c() const noexcept { return s_; }
   bool is_boolean() const noexcept { return s_.tag == TC_SCALAR_BOOL; }
   bool is_integral() const noexcept { return s_.tag == TC_SCALAR_INT; }
   bool is_floating_point() const noexcept { return s_.tag == TC_SCALAR_FLOAT; }
+  bool is_tensor() const noexcept { return s_.tag == TC_SCALAR_TENSOR; }
 
   // The value as T, checked like c10::Scalar::to: a value T cannot hold (out
   // of range, or NaN/inf to an integer) throws RuntimeError instead of
@@ -296,6 +306,8 @@ class Scalar {
   template <class T>
   T to() const {
     static_assert(std::is_arithmetic_v<T>, "Scalar::to<T>: T must be an arithmetic type");
+    if (is_tensor())
+      throw InvalidArgumentError("tensorc::Scalar::to: this Scalar is held by a tensor; read it with Tensor::item()");
     using L = std::numeric_limits<T>;
     if constexpr (std::is_same_v<T, bool>) {
       switch (s_.tag) {
@@ -348,6 +360,7 @@ class Scalar {
 };
 
 inline std::ostream& operator<<(std::ostream& os, const Scalar& s) {
+  if (s.is_tensor()) return os << "Scalar(tensor)";
   if (s.is_boolean()) return os << (s.toBool() ? "true" : "false");
   if (s.is_integral()) return os << s.toLong();
   return os << s.toDouble();
