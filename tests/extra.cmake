@@ -21,6 +21,15 @@ endif()
 tc_add_python_test(capi_bad_input ${CMAKE_CURRENT_SOURCE_DIR}/capi/bad_input.py
                    --lib $<TARGET_FILE:tensorc> --ops ${PROJECT_BINARY_DIR}/generated/ops.json)
 
+# Every generated C entry point on the CPU and on CUDA with the same inputs
+# (tests/capi/device_parity.py); without a device it exits 77, reported as
+# skipped with the reason. The CPU against itself tests the harness here.
+tc_add_python_test(device_parity_cpu ${CMAKE_CURRENT_SOURCE_DIR}/capi/device_parity.py
+                   --lib $<TARGET_FILE:tensorc> --ops ${PROJECT_BINARY_DIR}/generated/ops.json --device cpu)
+tc_add_python_test(device_parity_cuda ${CMAKE_CURRENT_SOURCE_DIR}/capi/device_parity.py
+                   --lib $<TARGET_FILE:tensorc> --ops ${PROJECT_BINARY_DIR}/generated/ops.json --device cuda)
+set_tests_properties(device_parity_cuda PROPERTIES SKIP_RETURN_CODE 77)
+
 # The raw C ABI from ctypes with hand-written prototypes only(docs/ffi.md).
 tc_add_python_test(ffi_ctypes ${CMAKE_CURRENT_SOURCE_DIR}/ffi/ctypes_ffi.py $<TARGET_FILE:tensorc>)
 set_tests_properties(install_tree exported_symbols PROPERTIES LABELS repo)

@@ -231,14 +231,22 @@ class Caller:
             self.fns[sig.c_name] = self.lib.fn(sig.c_name, sig.argtypes())
         return self.fns[sig.c_name]
 
-    def call(self, sig, vals, null_outputs=(), watch=()):
+    def make_tensor(self, spec):
+        """(new handle, host buffer or None) for a TSpec."""
+        return self.lib.tensor(spec.shape, spec.dtype, spec.device)
+
+    def call(self, sig, vals, null_outputs=(), watch=(), read=None):
         """Calls the op with `vals`; NULL for the outputs named in
-        null_outputs. Snapshots the tensors named in `watch` before and after."""
+        null_outputs. Snapshots the tensors named in `watch` before and after.
+        read(sig, outs, tensors), if given, runs before anything is released
+        (outs: the output ctypes values; tensors: {param name: handle or
+        [handles]}) after a successful call; its result is the Result's
+        `read`."""
         lib = self.lib
-        handles, keep, watched = [], [], {}
+        handles, keep, watched, tensors = [], [], {}, {}
 
         def make(spec):
-            h, buf = lib.tensor(spec.shape, spec.dtype, spec.device)
+            h, buf = self.make_tensor(spec)
             handles.append(h)
             return h, buf
 
@@ -262,6 +270,7 @@ class Caller:
                     h, buf = make(v)
                     if p.name in watch:
                         watched[p.name] = (h, buf)
+                    tensors[p.name] = h
                     args.append(h)
             elif k == "tensor_list":
                 if v is None:
@@ -270,6 +279,7 @@ class Caller:
                     args += [None, v.n]
                 else:
                     arr = (tc.tc_tensor * max(1, len(v)))(*[None if s is None else make(s)[0] for s in v])
+                    tensors[p.name] = list(arr)[:len(v)]
                     keep.append(arr)
                     args += [arr, len(v)]
             elif k in ("int_list", "float_list", "bool_list"):
@@ -328,6 +338,8 @@ class Caller:
                 after = lib.snapshot(h, buf)
                 what = [w for w, a, b in zip(("sizes", "bytes", "version"), before[n], after) if a != b]
                 r.changed[n] = what
+        if read is not None and r.status == tc.TC_OK:
+            r.read = read(sig, outs, tensors)
         # Outputs: any handle set is released; on failure it should be NULL.
         r.outputs_set = []
         for o, v in zip(sig.outputs, outs):

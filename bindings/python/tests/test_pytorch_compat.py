@@ -211,6 +211,20 @@ def test_cuda_zero_dim_tensor_as_a_scalar_argument():
     assert y.cpu().tolist() == [0.5, 0.5, 0.5]
 
 
+@pytest.mark.skipif(not tensorc.cuda.is_available(), reason="needs a CUDA device (none present)")
+def test_cuda_ops_over_more_than_2_31_elements():
+    # Past the element loop's and the reduction's 32-bit index paths: 2 GiB of int8.
+    n = 2**31 + 37
+    x = tensorc.ones(n, dtype=tensorc.int8, device="cuda")
+    x[n - 5:] = 3
+    y = x + x  # the element loop over 64-bit offsets
+    assert y[0].item() == 2 and y[n - 6].item() == 2 and y[n - 1].item() == 6
+    assert y.sum(dtype=tensorc.int64).item() == 2 * (n - 5) + 6 * 5
+    assert y.max().item() == 6 and y.argmax().item() == n - 5
+    del x, y
+    tensorc.cuda.empty_cache()
+
+
 def test_inference_mode_turns_recording_off():
     x = tensorc.ones(2, requires_grad=True)
     with tensorc.inference_mode():
