@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The CUDA driver library: libtensorc_cuda.so from src/cuda/driver/, built
 # wherever nvcc is found (TC_CUDA=AUTO) or required (ON). It holds all code
-# that touches the CUDA runtime (linked statically) and cuBLAS (shared: the
-# toolkit's libcublas.so.13 is needed at run time besides the driver's
-# libcuda.so) behind the plain table of
+# that touches the CUDA runtime (linked statically) and cuBLAS and cuBLASLt
+# (shared: the toolkit's libcublas.so.13 and the libcublasLt.so.13 it needs
+# anyway are needed at run time besides the driver's libcuda.so) behind the plain table of
 # src/cuda/driver_api.h; the CUDA kernels and the caching allocator live in
 # libtensorc (src/cuda/*.cpp), which dlopens this library on the first CUDA
 # use and never links it.
@@ -36,7 +36,7 @@ if(TC_HAVE_CUDA)
   target_include_directories(tensorc_cuda PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
   target_compile_definitions(tensorc_cuda PRIVATE TC_PROJECT_VERSION="${PROJECT_VERSION}")
   # cuBLAS is the shared library of the toolkit (its static one is ~1 GB).
-  target_link_libraries(tensorc_cuda PRIVATE CUDA::cudart_static CUDA::cublas)
+  target_link_libraries(tensorc_cuda PRIVATE CUDA::cudart_static CUDA::cublas CUDA::cublasLt)
   # A plugin: one name, no SONAME versions; it exports tc_cuda_driver_open alone.
   set_target_properties(tensorc_cuda PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON
                         LINK_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/driver/exports.map)

@@ -74,18 +74,22 @@ Operand operand(const Tensor& t3) {
 }
 
 // c[i] = alpha * a[i] @ b[i] + beta * c[i] for 3-D tensors on one CUDA
-// device; c is contiguous and shares no memory with a or b.
-void batched_product(const char* op, const Tensor& a, const Tensor& b, double alpha, double beta, const Tensor& c) {
+// device; c is contiguous and shares no memory with a or b. With `bias` (one
+// matrix, beta 0, a contiguous vector of c's dtype and c's column count),
+// c = alpha * a @ b + bias in cuBLASLt's epilogue; returns false, writing
+// nothing, when cuBLASLt has no algorithm for that.
+bool batched_product(const char* op, const Tensor& a, const Tensor& b, double alpha, double beta, const Tensor& c,
+                     const Tensor* bias = nullptr) {
   check_dtype(op, c.dtype());
   const int64_t batch = c.sizes()[0], m = c.sizes()[1], n = c.sizes()[2], k = a.sizes()[2];
-  if (batch == 0 || m == 0 || n == 0) return;
-  if (k == 0) {  // an empty sum: C = beta * C (zeros for beta 0, whatever C held), without cuBLAS
+  if (batch == 0 || m == 0 || n == 0) return true;
+  if (k == 0 && !bias) {  // an empty sum: C = beta * C (zeros for beta 0, whatever C held), without cuBLAS
     Tensor out = c;
     if (beta == 0)
       fill_inplace_cuda(out, Scalar(int64_t(0)));
     else
       tc::mul_(out, Scalar(beta));
-    return;
+    return true;
   }
   const Operand A = operand(a), B = operand(b);
   // Row-major C = A @ B is column-major C^T = B^T @ A^T: cuBLAS's first
@@ -110,16 +114,32 @@ void batched_product(const char* op, const Tensor& a, const Tensor& b, double al
   g.alpha = alpha;
   g.beta = beta;
   g.allow_tf32 = cuda::matmul_allow_tf32();
+  g.bias = bias ? bias->data_ptr() : nullptr;
   const int dev = c.device().index;
   const cuda::DriverApi& drv = cuda::driver(op);
   cuda::DeviceGuard guard(dev);
-  cuda::check(drv.gemm(&g, cuda::current_stream(dev)), op, "cuBLAS's GEMM");
+  const int status = drv.gemm(&g, cuda::current_stream(dev));
+  if (bias && status == cuda::kGemmEpilogueUnsupported) return false;
+  cuda::check(status, op, bias ? "cuBLASLt's GEMM with a bias epilogue" : "cuBLAS's GEMM");
+  return true;
+}
+
+// Whether addmm can add self in the GEMM's epilogue, as PyTorch does for
+// linear's bias: a contiguous vector over the output's columns, beta 1, a
+// product with more than one row and more than one inner element.
+bool bias_epilogue(const Tensor& self, const Tensor& mat1, const Scalar& beta, const Tensor& out, bool out_holds_self) {
+  return !out_holds_self && beta.to_double() == 1 && self.dim() == 1 && self.sizes()[0] == out.sizes()[1] &&
+         self.sizes()[0] > 0 && self.strides()[0] == 1 && self.dtype() == out.dtype() && mat1.sizes()[0] > 1 &&
+         mat1.sizes()[1] > 1;
 }
 
 // out (m x n, contiguous) = beta * broadcast(self) + alpha * mat1 @ mat2.
 void addmm_into(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha,
                 Tensor& out, bool out_holds_self) {
   check_dtype("addmm", out.dtype());
+  if (bias_epilogue(self, mat1, beta, out, out_holds_self) &&
+      batched_product("addmm", as_batch(mat1), as_batch(mat2), alpha.to_double(), 0.0, as_batch(out), &self))
+    return;
   const bool use_self = beta.to_double() != 0;
   if (use_self && !out_holds_self) copy_inplace_cuda(out, self, false);  // broadcasts
   batched_product("addmm", as_batch(mat1), as_batch(mat2), alpha.to_double(), use_self ? beta.to_double() : 0.0,

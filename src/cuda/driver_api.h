@@ -257,10 +257,16 @@ struct GemmArgs {
   int64_t batch = 1;
   double alpha = 1, beta = 0;
   bool allow_tf32 = false;
+  // With batch 1 and beta 0 only: bias[i] (c's dtype, contiguous) is added to
+  // row i of the column-major c in cuBLASLt's epilogue, as c is written.
+  const void* bias = nullptr;
 };
 // cuBLAS statuses are returned as kCublasErrorBase + status, so that
 // error_string can tell them from CUDA's codes.
 constexpr int kCublasErrorBase = 100000;
+// gemm with a bias: cuBLASLt has no algorithm for it (CUBLAS_STATUS_NOT_SUPPORTED);
+// the caller adds the bias another way.
+constexpr int kGemmEpilogueUnsupported = kCublasErrorBase + 15;
 
 using Stream = uintptr_t;  // a cudaStream_t; 0 is the legacy default stream
 using Event = uintptr_t;   // a cudaEvent_t

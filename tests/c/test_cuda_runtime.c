@@ -349,6 +349,19 @@ static void check_matmul(void) {
   CHECK(max_rel_diff(got, want, 33 * 9) <= 1e-4);
   tc_tensor_release(want);
   tc_tensor_release(got);
+  /* beta 1: the bias is added in cuBLASLt's epilogue (alpha still scales the
+   * product only); both operand layouts */
+  beta = tc_scalar_float(1.0);
+  CHECK_OK(tc_addmm(&want, bias, a, b, &beta, &alpha));
+  CHECK_OK(tc_addmm(&got, dbias, da, db, &beta, &alpha));
+  CHECK(max_rel_diff(got, want, 33 * 9) <= 1e-4);
+  tc_tensor_release(want);
+  tc_tensor_release(got);
+  CHECK_OK(tc_addmm(&want, bias, a, bt, &beta, NULL));
+  CHECK_OK(tc_addmm(&got, dbias, da, dbt, &beta, NULL));
+  CHECK(max_rel_diff(got, want, 33 * 9) <= 1e-4);
+  tc_tensor_release(want);
+  tc_tensor_release(got);
   /* bmm over a batch of 3 */
   const int64_t s3a[3] = {3, 5, 7}, s3b[3] = {3, 7, 4};
   tc_tensor x = spread(s3a, 3, -1, 1), y = spread(s3b, 3, -1, 1), dx = to_cuda(x), dy = to_cuda(y);

@@ -237,7 +237,6 @@ def main():
         print("SKIPPED: no usable %s device: %s" % (args.device, lib.message()))
         return SKIPPED
     seed = lib.fn("tc_manual_seed", [ctypes.c_uint64])
-    args.ops_file = args.ops
     ops = bad_input.load_ops(argparse.Namespace(ops=args.ops, only=args.only))
     variants = args.variants.split(",")
     exact = device == tc.DEVICE_CPU
