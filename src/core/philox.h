@@ -100,6 +100,21 @@ TC_HOST_DEVICE inline bool bernoulli(uint64_t key, uint64_t first, uint64_t i, d
   return double(word(key, first, i)) * 0x1p-32 < p;
 }
 
+// randint(low, high), range = high - low: element i is low + x % range, x
+// word i, or words 2i and 2i + 1 when the range exceeds 2^32 (words 2);
+// modulo 2^64, which is exact for any int64 range.
+TC_NO_SANITIZE_INTEGER TC_HOST_DEVICE inline int64_t integer(uint64_t key, uint64_t first, uint64_t i, int words,
+                                                             int64_t low, uint64_t range) {
+  const uint64_t x = words == 2 ? word64(key, first, 2 * i) : uint64_t(word(key, first, i));
+  return int64_t(uint64_t(low) + x % range);
+}
+
+// bernoulli(probabilities): element i is 1 when this fraction (word i over
+// 2^32, exact in double) is below its probability.
+TC_HOST_DEVICE inline double fraction(uint64_t key, uint64_t first, uint64_t i) {
+  return double(word(key, first, i)) * 0x1p-32;
+}
+
 // The two uniforms of normal pair k (elements 2k and 2k + 1), Box-Muller's
 // u1 in (0, 1] (log never sees 0) and u2 in [0, 1): 24-bit from one word
 // each for float accumulation, 53-bit from two words each for double.

@@ -167,9 +167,6 @@ void fill_random(const Tensor& t, PhiloxState st, int words, Draw draw) {
 
 // The checks of the random fills are their meta step (structured/random.h),
 // shared with the CUDA kernels.
-void check_floating(const char* op, const char* arg, ScalarType dt, const char* what) {
-  TC_CHECK_TYPE(is_floating(dt), op, ": argument '", arg, "' expected ", what, ", got ", dt);
-}
 
 void uniform_fill(const Tensor& t, double from, double to, GeneratorImpl* g) {
   TC_DISPATCH_FLOATING_TYPES(t.dtype(), "uniform_", [&] {
@@ -255,23 +252,6 @@ void normal_fill(const Tensor& t, double mean, double stdv, GeneratorImpl* g) {
 }
 
 // [lowest, max] of dtype as doubles (floating: finite range).
-void dtype_range(ScalarType dt, double* lo, double* hi, const char* op) {
-  if (dt == ScalarType::Bool) {
-    *lo = 0;
-    *hi = 1;
-    return;
-  }
-  TC_DISPATCH_ALL_TYPES(dt, op, [&] {
-    if constexpr (std::is_integral_v<scalar_t>) {
-      *lo = double(std::numeric_limits<scalar_t>::lowest());
-      *hi = double(std::numeric_limits<scalar_t>::max());
-    } else {
-      *hi = FloatTraits<scalar_t>::max;
-      *lo = -*hi;
-    }
-  });
-}
-
 Tensor random_float_tensor(const char* op, IntArrayRef size, std::optional<ScalarType> dtype,
                            std::optional<Device> device) {
   Device dev = cpu_device(op, device);
@@ -280,9 +260,8 @@ Tensor random_float_tensor(const char* op, IntArrayRef size, std::optional<Scala
   return empty_tensor(size, dt, dev);
 }
 
-// high - low for low < high, and low + x for x < high - low: modulo 2^64,
-// which is exact even when the range spans more than INT64_MAX.
-TC_NO_SANITIZE_INTEGER uint64_t span_u64(int64_t low, int64_t high) { return uint64_t(high) - uint64_t(low); }
+// low + x for x < high - low: modulo 2^64, exact even when the range spans
+// more than INT64_MAX (as philox::integer).
 TC_NO_SANITIZE_INTEGER int64_t offset_from(int64_t low, uint64_t x) { return int64_t(uint64_t(low) + x); }
 
 }  // namespace
@@ -332,7 +311,7 @@ Tensor& bernoulli_float_cpu_(Tensor& self, double p, std::optional<Generator> ge
 Tensor bernoulli_cpu(const Tensor& self, std::optional<Generator> generator) {
   TC_CHECK_ARG(self.defined(), "bernoulli: argument 'self' is an undefined tensor");
   TC_CHECK(self.is_cpu(), Device, "bernoulli: argument 'self' expected a cpu tensor, got a tensor on ", self.device());
-  check_floating("bernoulli", "self", self.dtype(), "a floating point tensor of probabilities");
+  structured::check_bernoulli_probabilities(self);
   Tensor out = empty_tensor(self.sizes(), self.dtype(), self.device());
   GeneratorImpl* g = gen_of(generator);
   TC_DISPATCH_FLOATING_TYPES(self.dtype(), "bernoulli", [&] {
@@ -354,20 +333,12 @@ Tensor bernoulli_cpu(const Tensor& self, std::optional<Generator> generator) {
 Tensor randint_low_cpu(int64_t low, int64_t high, IntArrayRef size, std::optional<Generator> generator,
                        std::optional<ScalarType> dtype, std::optional<Device> device) {
   Device dev = cpu_device("randint", device);
-  ScalarType dt = dtype.value_or(ScalarType::Int64);
-  TC_CHECK_ARG(low < high, "randint: argument 'high' expected > low (", low, "), got ", high);
-  double lo, hi;
-  dtype_range(dt, &lo, &hi, "randint");
-  TC_CHECK_ARG(double(low) >= lo, "randint: argument 'low' (", low, ") is out of bounds for ", dt, " (expected >= ", lo,
-               ")");
-  TC_CHECK_ARG(double(high - 1) <= hi, "randint: argument 'high' (", high, ") is out of bounds for ", dt,
-               " (expected high - 1 <= ", hi, ")");
-  checked_numel(size, "randint");
-  Tensor t = empty_tensor(size, dt, dev);
-  const uint64_t range = span_u64(low, high);
-  const int words = range > (uint64_t(1) << 32) ? 2 : 1;
+  const structured::RandintPlan plan = structured::randint_meta(low, high, size, dtype);
+  Tensor t = empty_tensor(size, plan.dtype, dev);
+  const uint64_t range = plan.range;
+  const int words = plan.words;
   PhiloxState st = reserve(gen_of(generator), t.numel(), words);
-  TC_DISPATCH_ALL_TYPES_AND_BOOL(dt, "randint", [&] {
+  TC_DISPATCH_ALL_TYPES_AND_BOOL(plan.dtype, "randint", [&] {
     fill_random<scalar_t>(t, st, words, [&](WordReader& r) {
       uint64_t x = words == 2 ? r.next64() : r.next32();
       return scalar_t(offset_from(low, x % range));

@@ -179,19 +179,24 @@ struct ScatterArgs {
 };
 
 // The random fills (src/core/philox.h says what element i draws).
-enum class RandomKind : int { Uniform, Normal, Bernoulli, Count };
+enum class RandomKind : int { Uniform, Normal, Bernoulli, Integer, Fraction, Count };
 
 // Fills operand 0 of a one-operand geometry in row-major order of the
 // tensor's logical shape (element i is the i-th of that order) from the
 // Philox stream (key, counter): Uniform a + b * u with `digits` mantissa
 // digits; Normal a + b * z; Bernoulli 1 where u < a, else 0. Accumulates in
-// float64 for float64 outputs, else float32; stored in `dtype`.
+// float64 for float64 outputs, else float32; stored in `dtype`. Integer:
+// randint's philox::integer (low, range, words), in int64; Fraction:
+// philox::fraction (bernoulli's draw against a tensor of probabilities).
 struct RandomArgs {
   int kind = 0;  // a RandomKind
   int dtype = 0;
   int digits = 24;
   uint64_t key = 0, counter = 0;
   double a = 0, b = 1;
+  int64_t low = 0;
+  uint64_t range = 1;
+  int words = 1;
   char* data = nullptr;
 };
 

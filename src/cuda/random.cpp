@@ -20,12 +20,12 @@ namespace {
 GeneratorImpl* gen_of(const std::optional<Generator>& g) { return generator_or_default(g ? &*g : nullptr); }
 
 // Fills self (any strides) with `kind`; reserves `counters` of the generator.
+// `args` brings the kind's own fields (randint's low, range and words).
 void launch_random(Tensor& self, cuda::RandomKind kind, uint64_t counters, double a, double b, GeneratorImpl* g,
-                   const char* op) {
+                   const char* op, cuda::RandomArgs args = {}) {
   const cuda::Geometry geometry = cuda::tensor_geometry(self, nullptr, op);
   const PhiloxState st = g->reserve_state(counters);
   if (self.numel() == 0) return;
-  cuda::RandomArgs args;
   args.kind = int(kind);
   args.dtype = int(self.dtype());
   args.digits = is_floating(self.dtype()) ? structured::uniform_digits(self.dtype()) : 24;
@@ -98,38 +98,52 @@ Tensor randn_cuda(IntArrayRef size, std::optional<Generator> generator, std::opt
   return t;
 }
 
-// ---- drawn on the host, then copied to the device ----
-// randint, randperm and bernoulli(probabilities) run their CPU kernels (the
-// same generator, so the same numbers as on the CPU) and copy the result
-// over: a host round trip until they get device kernels. bernoulli also
-// copies its probabilities to the host first, which synchronises.
-namespace {
-
-const Device kHost(DeviceType::CPU);
-
-Tensor on_cuda(const Tensor& host, const char* op, std::optional<Device> device) {
-  const int index = cuda::resolve_device(device ? device->index : -1, op);
-  return tc::_to_copy(host, std::nullopt, Device(DeviceType::CUDA, index));
-}
-
-}  // namespace
-
 Tensor randint_low_cuda(int64_t low, int64_t high, IntArrayRef size, std::optional<Generator> generator,
                         std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return on_cuda(randint_low_cpu(low, high, size, generator, dtype, kHost), "randint", device);
+  const structured::RandintPlan plan = structured::randint_meta(low, high, size, dtype);
+  const int index = cuda::resolve_device(device ? device->index : -1, "randint");
+  Tensor t = cuda::empty_on(size, plan.dtype, Device(DeviceType::CUDA, index));
+  cuda::RandomArgs args;
+  args.low = low;
+  args.range = plan.range;
+  args.words = plan.words;
+  launch_random(t, cuda::RandomKind::Integer, philox::counters(t.numel(), plan.words), 0, 0, gen_of(generator),
+                "randint", args);
+  return t;
 }
 Tensor randint_cuda(int64_t high, IntArrayRef size, std::optional<Generator> generator, std::optional<ScalarType> dtype,
                     std::optional<Device> device) {
-  return on_cuda(randint_cpu(high, size, generator, dtype, kHost), "randint", device);
+  return randint_low_cuda(0, high, size, generator, dtype, device);
 }
-Tensor randperm_cuda(int64_t n, std::optional<Generator> generator, std::optional<ScalarType> dtype,
-                     std::optional<Device> device) {
-  return on_cuda(randperm_cpu(n, generator, dtype, kHost), "randperm", device);
-}
+
+// Element i is 1 where philox::fraction(i) < self[i], as on the CPU: the
+// fractions (exact in float64) drawn on the device, then one comparison.
+// Probabilities outside [0, 1] (or NaN) are found by one reduction and a
+// read of its answer (this synchronises), and reported by the CPU's check
+// of a host copy, so the message names the element as there.
 Tensor bernoulli_cuda(const Tensor& self, std::optional<Generator> generator) {
   TC_CHECK_ARG(self.defined(), "bernoulli: argument 'self' is an undefined tensor");
-  const Tensor drawn = bernoulli_cpu(tc::_to_copy(self, std::nullopt, kHost), generator);
-  return tc::_to_copy(drawn, std::nullopt, self.device());
+  structured::check_bernoulli_probabilities(self);
+  const Tensor p = tc::_to_copy(self, ScalarType::Float64);
+  if (self.numel() > 0) {
+    const Tensor in_range = tc::logical_and(tc::ge(p, Scalar(0.0)), tc::le(p, Scalar(1.0)));
+    if (!tc::all(in_range).item().to_bool())
+      bernoulli_cpu(tc::_to_copy(self, std::nullopt, Device(DeviceType::CPU)), generator);  // throws, naming it
+  }
+  Tensor fractions = cuda::empty_on(self.sizes(), ScalarType::Float64, self.device());
+  launch_random(fractions, cuda::RandomKind::Fraction, philox::counters(self.numel(), 1), 0, 0, gen_of(generator),
+                "bernoulli");
+  return tc::_to_copy(tc::lt(fractions, p), self.dtype());
+}
+
+// randperm runs the CPU's Fisher-Yates (a serial chain of swaps, the same
+// generator, so the same permutation as on the CPU) and copies the result
+// over: a host round trip.
+Tensor randperm_cuda(int64_t n, std::optional<Generator> generator, std::optional<ScalarType> dtype,
+                     std::optional<Device> device) {
+  const int index = cuda::resolve_device(device ? device->index : -1, "randperm");
+  return tc::_to_copy(randperm_cpu(n, generator, dtype, Device(DeviceType::CPU)), std::nullopt,
+                      Device(DeviceType::CUDA, index));
 }
 
 namespace {

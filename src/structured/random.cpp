@@ -5,6 +5,8 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/sanitize.h"
+#include "core/shape.h"
 
 namespace tc::structured {
 namespace {
@@ -22,7 +24,42 @@ double largest_finite(ScalarType dt) {
   }
 }
 
+// The values randint may produce in dt.
+void dtype_range(ScalarType dt, double* lo, double* hi) {
+  switch (dt) {
+    case ScalarType::Bool: *lo = 0, *hi = 1; return;
+    case ScalarType::UInt8: *lo = 0, *hi = 255; return;
+    case ScalarType::Int8: *lo = -128, *hi = 127; return;
+    case ScalarType::Int16: *lo = -32768, *hi = 32767; return;
+    case ScalarType::Int32: *lo = -2147483648.0, *hi = 2147483647.0; return;
+    case ScalarType::Int64: *lo = -9223372036854775808.0, *hi = 9223372036854775807.0; return;
+    default: *hi = largest_finite(dt), *lo = -*hi;
+  }
+}
+
+// high - low for low < high: modulo 2^64, exact even past INT64_MAX.
+TC_NO_SANITIZE_INTEGER uint64_t span_u64(int64_t low, int64_t high) { return uint64_t(high) - uint64_t(low); }
+
 }  // namespace
+
+RandintPlan randint_meta(int64_t low, int64_t high, IntArrayRef size, std::optional<ScalarType> dtype) {
+  const ScalarType dt = dtype.value_or(ScalarType::Int64);
+  TC_CHECK_TYPE(is_valid_dtype(int(dt)), "randint: unsupported dtype ", dt);
+  TC_CHECK_ARG(low < high, "randint: argument 'high' expected > low (", low, "), got ", high);
+  double lo, hi;
+  dtype_range(dt, &lo, &hi);
+  TC_CHECK_ARG(double(low) >= lo, "randint: argument 'low' (", low, ") is out of bounds for ", dt, " (expected >= ", lo,
+               ")");
+  TC_CHECK_ARG(double(high - 1) <= hi, "randint: argument 'high' (", high, ") is out of bounds for ", dt,
+               " (expected high - 1 <= ", hi, ")");
+  checked_numel(size, "randint");
+  const uint64_t range = span_u64(low, high);
+  return {dt, range, range > (uint64_t(1) << 32) ? 2 : 1};
+}
+
+void check_bernoulli_probabilities(const Tensor& self) {
+  check_floating("bernoulli", "self", self.dtype(), "a floating point tensor of probabilities");
+}
 
 void check_random_inplace(const char* op, const Tensor& self) {
   TC_CHECK_ARG(self.defined(), op, ": argument 'self' is an undefined tensor");

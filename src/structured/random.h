@@ -22,6 +22,18 @@ void check_probability(double p, const char* op, const char* arg);
 bool check_dropout(const Tensor& input, double p, std::optional<bool> train);
 // native_dropout_backward: a bool mask and a floating grad_output.
 void check_dropout_backward(const Tensor& grad_output, const Tensor& mask);
+// randint(low, high, size, dtype): low < high, both within the dtype's
+// range (int64 by default; bool and floating allowed), a valid size. The
+// output dtype, the span high - low (modulo 2^64) and the stream words an
+// element takes (2 when the span exceeds 2^32); philox::integer draws.
+struct RandintPlan {
+  ScalarType dtype;
+  uint64_t range;
+  int words;
+};
+RandintPlan randint_meta(int64_t low, int64_t high, IntArrayRef size, std::optional<ScalarType> dtype);
+// bernoulli(self): probabilities in a floating tensor.
+void check_bernoulli_probabilities(const Tensor& self);
 // rand/randn's dtype: float32 by default, floating only.
 ScalarType random_float_dtype(const char* op, std::optional<ScalarType> dtype);
 // The mantissa digits a uniform in [0, 1) may use in floating dtype `dt` so

@@ -99,6 +99,47 @@ TEST(PhiloxDrawsBernoulli, MatchesTheCpuKernel) {
   }
 }
 
+// randint: one word per element for a span up to 2^32, two past it (a span
+// wider than INT64_MAX too), in every kind of dtype the CUDA kernel stores.
+TEST(PhiloxDrawsRandint, MatchesTheCpuKernel) {
+  struct Case {
+    int64_t low, high;
+    ScalarType dt;
+  };
+  const Case cases[] = {{-3, 17, ScalarType::Int64},
+                        {0, 2, ScalarType::Bool},
+                        {-100, 100, ScalarType::Int8},
+                        {5, 1000, ScalarType::Float32},
+                        {-(int64_t(1) << 40), int64_t(1) << 41, ScalarType::Int64},
+                        {INT64_MIN, INT64_MAX, ScalarType::Int64}};
+  Generator g = Generator::create(8);
+  for (const Case& c : cases) {
+    const structured::RandintPlan plan = structured::randint_meta(c.low, c.high, {7, 9}, c.dt);
+    const Start s = state(g);
+    const Tensor t = tc::randint(c.low, c.high, {7, 9}, g, c.dt);
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      const int64_t want = philox::integer(s.key, s.counter, uint64_t(i), plan.words, c.low, plan.range);
+      ASSERT_EQ(read_element(t, i).to_double(), rounded(double(want), c.dt)) << c.low << ".." << c.high << " " << i;
+    }
+    EXPECT_EQ(plan.words, plan.range > (uint64_t(1) << 32) ? 2 : 1);
+    EXPECT_EQ(g->offset(), s.counter + (uint64_t(t.numel()) * uint64_t(plan.words) + 3) / 4);
+  }
+}
+
+// bernoulli with a tensor of probabilities, contiguous and transposed.
+TEST(PhiloxDrawsBernoulli, WithProbabilitiesMatchesTheCpuKernel) {
+  Generator g = Generator::create(6);
+  for (bool transposed : {false, true}) {
+    Tensor p = tc::rand({11, 5}, g, ScalarType::Float64);
+    if (transposed) p = tc::t(p);
+    const Start s = state(g);
+    const Tensor t = tc::bernoulli(p, g);
+    for (int64_t i = 0; i < t.numel(); ++i)
+      ASSERT_EQ(element(t, i), philox::fraction(s.key, s.counter, uint64_t(i)) < element(p, i) ? 1.0 : 0.0) << i;
+    EXPECT_EQ(g->offset(), s.counter + (55 + 3) / 4);
+  }
+}
+
 TEST(PhiloxDrawsBlock, TheSharedBlockIsTheGeneratorsBlock) {
   uint32_t a[4], b[4 * 3];
   Philox4x32::generate_blocks(41, 0x1234567890abcdefULL, 3, b);

@@ -515,11 +515,16 @@ def test_cuda_division_modes_pow_atan2_and_small_ops_match_the_cpu():
     assert y.cpu().tolist() == [[-1.0] * 3] * 2
     assert tensorc.scalar_tensor(3, device="cuda").cpu().item() == 3.0
     for draw in (lambda **kw: tensorc.randint(3, 50, (4, 7), **kw), lambda **kw: tensorc.randperm(40, **kw),
-                 lambda **kw: tensorc.bernoulli(tensorc.full((5, 6), 0.3, **kw))):
+                 lambda **kw: tensorc.randint(-2**40, 2**41, (3, 5), **kw),  # two stream words per element
+                 lambda **kw: tensorc.randint(0, 2, (9,), dtype=tensorc.bool, **kw),
+                 lambda **kw: tensorc.bernoulli(tensorc.full((5, 6), 0.3, **kw)),
+                 lambda **kw: tensorc.bernoulli(tensorc.rand(6, 4, dtype=tensorc.float64, **kw).t())):
         tensorc.manual_seed(13)
         on_gpu = draw(device="cuda")
         tensorc.manual_seed(13)
         assert on_gpu.is_cuda and on_gpu.cpu().tolist() == draw().tolist()
+    with pytest.raises(tensorc.InvalidArgumentError, match="at element 1"):
+        tensorc.bernoulli(tensorc.tensor([0.5, 1.5], device="cuda"))
 
 
 @pytest.mark.skipif(not tensorc.cuda.is_available(), reason="needs a CUDA device (none present)")

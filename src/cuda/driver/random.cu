@@ -25,6 +25,7 @@ __device__ inline Acc draw(const RandomArgs& a, uint64_t i) {
       const Acc z = (i & 1) ? sin(angle) * rad : cos(angle) * rad;
       return philox::scale_shift(z, Acc(a.b), Acc(a.a));  // mean + std * z, rounded twice as on the CPU
     }
+    case RandomKind::Fraction: return Acc(philox::fraction(a.key, a.counter, i));
     default: return philox::bernoulli(a.key, a.counter, i, a.a) ? Acc(1) : Acc(0);
   }
 }
@@ -35,7 +36,11 @@ __global__ void random_kernel(RandomArgs args, Geometry g) {
   for (Index i = Index(blockIdx.x) * Index(blockDim.x) + Index(threadIdx.x); i < n; i += step) {
     Index o[1];
     offsets<1>(g, i, o);
-    store_as(args.data + o[0], args.dtype, draw<Acc>(args, uint64_t(i)));
+    if (RandomKind(args.kind) == RandomKind::Integer)  // int64, converted to dtype as the CPU converts it
+      store_as(args.data + o[0], args.dtype,
+               (long long)philox::integer(args.key, args.counter, uint64_t(i), args.words, args.low, args.range));
+    else
+      store_as(args.data + o[0], args.dtype, draw<Acc>(args, uint64_t(i)));
   }
 }
 
@@ -90,7 +95,7 @@ int launch_range(const RangeArgs* args, Stream stream) {
 int launch_random(const RandomArgs* args, const Geometry* g, Stream stream) {
   if (g->numel == 0) return 0;
   if (args->kind < 0 || args->kind >= int(RandomKind::Count) || args->data == nullptr || args->digits < 1 ||
-      args->digits > 53)
+      args->digits > 53 || args->range == 0 || (args->words != 1 && args->words != 2))
     return int(cudaErrorInvalidValue);
   const cudaStream_t s = reinterpret_cast<cudaStream_t>(stream);
   if (args->dtype == kFloat64)
