@@ -538,13 +538,39 @@ typedef struct tc_device_hooks {
   /* Waits for work queued on device `index`; NULL when nothing is ever queued. */
   tc_status (*synchronize)(int index, void* user_data);
   void* user_data;
+
+  /* Optional: streams and events, behind tc_stream_* and tc_event_* (a
+   * struct_size that ends before them, or a NULL stream_create, means the
+   * backend has only its default stream and no events). A stream or an event
+   * is the backend's handle; stream 0 is device `index`'s default stream.
+   * tensorc keeps the current stream per thread and device (the backend's
+   * kernels ask for it with tc_stream_current), accepts only streams it got
+   * from stream_create or tc_stream_from_external, and never destroys a
+   * stream (pool them, as CUDA's are). With stream_create, every function
+   * below must be set. */
+  tc_status (*stream_create)(uint64_t* out, int index, int32_t priority, void* user_data);
+  tc_status (*stream_query)(bool* done, int index, uint64_t stream, void* user_data);
+  tc_status (*stream_synchronize)(int index, uint64_t stream, void* user_data);
+  /* Later work on `stream` waits until `event` has happened. */
+  tc_status (*stream_wait_event)(int index, uint64_t stream, uint64_t event, void* user_data);
+  tc_status (*event_create)(uint64_t* out, int index, bool enable_timing, void* user_data);
+  void (*event_destroy)(int index, uint64_t event, void* user_data); /* must not fail */
+  tc_status (*event_record)(int index, uint64_t event, uint64_t stream, void* user_data);
+  tc_status (*event_query)(bool* done, int index, uint64_t event, void* user_data);
+  tc_status (*event_synchronize)(int index, uint64_t event, void* user_data);
+  tc_status (*event_elapsed_ms)(double* out, int index, uint64_t start, uint64_t end, void* user_data);
 } tc_device_hooks;
+/* The size of a tc_device_hooks without the stream and event functions (what
+ * a backend written before them passes as struct_size). */
+#define TC_DEVICE_HOOKS_BASE_SIZE (offsetof(tc_device_hooks, user_data) + sizeof(void*))
 
 /* Registers (or replaces) the hooks of `device_type`, which must be
- * TC_DEVICE_PRIVATEUSE1; *hooks is copied. Tensors allocated through earlier
- * hooks keep using those hooks' release. Errors: TC_ERROR_INVALID_ARGUMENT
- * naming 'hooks' (NULL, a struct_size too small, a NULL function,
- * device_count < 1) or 'device_type'. */
+ * TC_DEVICE_PRIVATEUSE1; *hooks is copied (its first struct_size bytes).
+ * Tensors allocated through earlier hooks keep using those hooks' release.
+ * Errors: TC_ERROR_INVALID_ARGUMENT naming 'hooks' (NULL, a struct_size
+ * below TC_DEVICE_HOOKS_BASE_SIZE, a NULL required function, stream_create
+ * without the other stream and event functions, device_count < 1) or
+ * 'device_type'. */
 TC_API tc_status tc_device_register_hooks(int32_t device_type, const tc_device_hooks* hooks);
 
 /* ---- threads ------------------------------------------------------------- */

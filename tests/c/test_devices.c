@@ -10,6 +10,22 @@
 
 #include "check.h"
 
+/* Hooks that are never called: registration is refused before any use. */
+static tc_status fake_allocate(void** out, int index, size_t nbytes, void* user_data) {
+  (void)out, (void)index, (void)nbytes, (void)user_data;
+  return TC_ERROR_INTERNAL;
+}
+static void fake_release(void* data, int index, void* user_data) { (void)data, (void)index, (void)user_data; }
+static tc_status fake_copy(void* dst, tc_device dst_device, const void* src, tc_device src_device, size_t nbytes,
+                           void* user_data) {
+  (void)dst, (void)dst_device, (void)src, (void)src_device, (void)nbytes, (void)user_data;
+  return TC_ERROR_INTERNAL;
+}
+static tc_status fake_stream_create(uint64_t* out, int index, int32_t priority, void* user_data) {
+  (void)out, (void)index, (void)priority, (void)user_data;
+  return TC_ERROR_INTERNAL;
+}
+
 static void check_runtime_bad_input(void) {
   int n = -1;
   CHECK_OK(tc_device_count(&n, TC_DEVICE_CPU));
@@ -47,6 +63,25 @@ static void check_runtime_bad_input(void) {
   hooks.device_count = 1;
   CHECK_FAILS_WITH(tc_device_register_hooks(TC_DEVICE_PRIVATEUSE1, &hooks), TC_ERROR_INVALID_ARGUMENT, "copy_bytes");
   CHECK_FAILS_WITH(tc_device_register_hooks(TC_DEVICE_CUDA, &hooks), TC_ERROR_INVALID_ARGUMENT, "'device_type'");
+  /* A struct from before the stream functions is accepted as far as its size
+   * goes (checked up to copy_bytes here); one shorter than that is not; stream
+   * functions come all together. */
+  hooks.struct_size = TC_DEVICE_HOOKS_BASE_SIZE;
+  CHECK_FAILS_WITH(tc_device_register_hooks(TC_DEVICE_PRIVATEUSE1, &hooks), TC_ERROR_INVALID_ARGUMENT, "copy_bytes");
+  hooks.struct_size = TC_DEVICE_HOOKS_BASE_SIZE - 1;
+  CHECK_FAILS_WITH(tc_device_register_hooks(TC_DEVICE_PRIVATEUSE1, &hooks), TC_ERROR_INVALID_ARGUMENT,
+                   "TC_DEVICE_HOOKS_BASE_SIZE");
+  hooks.struct_size = sizeof hooks;
+  hooks.allocate = fake_allocate;
+  hooks.release = fake_release;
+  hooks.copy_bytes = fake_copy;
+  hooks.stream_create = fake_stream_create;
+  CHECK_FAILS_WITH(tc_device_register_hooks(TC_DEVICE_PRIVATEUSE1, &hooks), TC_ERROR_INVALID_ARGUMENT,
+                   "every stream and event function");
+  hooks.allocate = NULL;
+  hooks.release = NULL;
+  hooks.copy_bytes = NULL;
+  hooks.stream_create = NULL;
   /* Without hooks, the PrivateUse1 device cannot hold tensors, and says why. */
   const int64_t two[1] = {2};
   tc_device pu1 = {TC_DEVICE_PRIVATEUSE1, 0};

@@ -289,6 +289,61 @@ static void test_backend_hooks(void* lib) {
   CHECK(live() == live_before); /* every allocation went back through the hooks */
 }
 
+/* The backend's streams and events through tc_stream_* / tc_event_*: the
+ * current stream per thread reaches its kernels; unknown handles are refused. */
+static void test_backend_streams(void* lib) {
+  void (*last_wait)(uint64_t*, uint64_t*) = NULL;
+  uint64_t (*last_add_stream)(void) = NULL;
+  *(void**)(&last_wait) = dlsym(lib, "tc_test_backend_last_wait");
+  *(void**)(&last_add_stream) = dlsym(lib, "tc_test_backend_last_add_stream");
+  CHECK(last_wait != NULL && last_add_stream != NULL);
+  if (!last_wait || !last_add_stream) return;
+  const tc_device pu0 = {TC_DEVICE_PRIVATEUSE1, 0};
+  tc_stream s1, s2, cur, bogus;
+  CHECK(tc_stream_create(&s1, pu0, 0) == TC_OK && s1.id != 0 && s1.device.index == 0);
+  CHECK(tc_stream_create(&s2, pu0, 0) == TC_OK && s2.id != 0 && s2.id != s1.id);
+  CHECK(tc_stream_set_current(s1) == TC_OK);
+  CHECK(tc_stream_current(&cur, pu0) == TC_OK && cur.id == s1.id);
+  {
+    static float xs[3] = {1, 2, 3};
+    int64_t n3[1] = {3};
+    tc_tensor x = NULL, y = NULL;
+    CHECK(tc_tensor_from_blob(&x, xs, TC_FLOAT32, n3, NULL, 1, pu0, noop_free, NULL) == TC_OK);
+    CHECK(tc_add_Tensor(&y, x, x, NULL) == TC_OK);
+    CHECK(last_add_stream() == s1.id); /* the kernel saw the thread's current stream */
+    tc_tensor_release(y);
+    tc_tensor_release(x);
+  }
+  bogus = s1;
+  bogus.id = 99999;
+  CHECK(tc_stream_set_current(bogus) == TC_ERROR_INVALID_ARGUMENT);
+  CHECK(tc_stream_current(&cur, pu0) == TC_OK && cur.id == s1.id); /* unchanged */
+  bool done = false;
+  CHECK(tc_stream_query(&done, s1) == TC_OK && done);
+  CHECK(tc_stream_synchronize(s1) == TC_OK);
+  tc_event a = NULL, b = NULL;
+  double ms = -1;
+  CHECK(tc_event_create(&a, true) == TC_OK && tc_event_create(&b, true) == TC_OK);
+  CHECK(tc_event_record(a, s1) == TC_OK);
+  CHECK(tc_event_record(b, s1) == TC_OK);
+  CHECK(tc_event_elapsed_time(&ms, a, b) == TC_OK && ms == 1.0); /* one tick of the fake clock */
+  CHECK(tc_event_query(&done, b) == TC_OK && done);
+  CHECK(tc_event_synchronize(b) == TC_OK);
+  CHECK(tc_stream_wait_event(s2, b) == TC_OK);
+  {
+    uint64_t ws = 0, we = 0;
+    last_wait(&ws, &we);
+    CHECK(ws == s2.id && we != 0);
+  }
+  /* An external stream is accepted once adopted */
+  tc_stream ext;
+  CHECK(tc_stream_from_external(&ext, pu0, 150) == TC_OK && ext.id == 150);
+  CHECK(tc_stream_set_current(ext) == TC_OK);
+  CHECK(tc_stream_default(&cur, pu0) == TC_OK && tc_stream_set_current(cur) == TC_OK);
+  tc_event_release(b);
+  tc_event_release(a);
+}
+
 static void test_backend_library(void) {
   static float da[3] = {1, 2, 3}, db[3] = {4, 5, 6};
   int64_t shape[1] = {3}, count = 0;
@@ -331,6 +386,7 @@ static void test_backend_library(void) {
   tc_tensor_release(b);
   tc_tensor_release(cpu);
   test_backend_hooks(lib);
+  test_backend_streams(lib);
   /* The library stays loaded: its kernel is registered for the process. */
 }
 
