@@ -5,15 +5,18 @@
 // position holding it), mse_loss and its backward, cat / stack (each input
 // copied into its slice), flip (an index_select per flipped dim), clamp
 // (comparisons and where, with the CPU loop's NaN rules). Each follows its
-// CPU kernel's rules and messages (the shared meta steps).
+// CPU kernel's rules and messages (the shared meta steps). where itself is
+// one launch of the pointwise loop.
 #include <algorithm>
 #include <limits>
 #include <vector>
 
 #include "core/error.h"
+#include "core/iter.h"
 #include "core/promotion.h"
 #include "core/shape.h"
 #include "cuda/composed.h"
+#include "cuda/pointwise.h"
 #include "cuda/runtime.h"
 #include "structured/cat.h"
 #include "structured/clamp.h"
@@ -148,23 +151,19 @@ Tensor isinf_cuda(const Tensor& self) {
   return tc::eq(tc::abs(self), Scalar(std::numeric_limits<double>::infinity()));
 }
 
-// condition ? self : other in their result type, broadcast: each side
-// selected by the condition (or its negation), then added; one of the two
-// terms is always an exact 0 (so -0.0 comes back as +0.0).
+// condition ? self : other in their result type, broadcast: the CPU's
+// iteration, and the pointwise loop's Where (the selected value is copied
+// unchanged, -0.0 and NaN payloads included).
 Tensor where_cuda(const Tensor& condition, const Tensor& self, const Tensor& other) {
   TC_CHECK_ARG(condition.defined(), "where: argument 'condition' is an undefined tensor");
   TC_CHECK_TYPE(condition.dtype() == ScalarType::Bool,
                 "where: expected condition to be a boolean tensor, but got a tensor with dtype ", condition.dtype());
-  ResultTypeState st;
-  st.add(self);
-  st.add(other);
-  const ScalarType dt = st.result();
-  const Tensor a = self.dtype() == dt ? self : tc::_to_copy(self, dt);
-  const Tensor b = other.dtype() == dt ? other : tc::_to_copy(other, dt);
-  const Tensor otherwise = tc::eq(condition, Scalar(false));
-  if (dt == ScalarType::Bool) return tc::add(tc::mul(condition, a), tc::mul(otherwise, b));
-  return tc::add(cuda::select_or_zero(a, tc::_to_copy(condition, dt)),
-                 cuda::select_or_zero(b, tc::_to_copy(otherwise, dt)));
+  Tensor out;
+  TensorIter it("where");
+  it.add_output(out).add_input(condition, ScalarType::Bool).add_input(self).add_input(other).promote_inputs();
+  it.build();
+  cuda::launch_pointwise(it, cuda::PointwiseOp::Where, "where");
+  return out;
 }
 
 Tensor cat_cuda(const std::vector<Tensor>& tensors, int64_t dim) { return cat_on_device("cat", tensors, dim); }

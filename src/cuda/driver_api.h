@@ -18,7 +18,7 @@ namespace tc::cuda {
 enum DtypeCode : int { kBool = 0, kUInt8, kInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64 };
 
 constexpr int kMaxDims = 16;
-constexpr int kMaxOperands = 3;            // an output and up to two inputs
+constexpr int kMaxOperands = 4;            // an output and up to three inputs (where)
 constexpr int kErrorMemoryAllocation = 2;  // cudaErrorMemoryAllocation
 constexpr int kErrorNotReady = 600;        // cudaErrorNotReady
 
@@ -95,10 +95,11 @@ enum class PointwiseOp : int {
   PowNumber,  // Pow with a number exponent: floating, pow(a, alpha); integers, b
   PowExact,   // PowNumber for alpha 2, 3, 0.5, -0.5, -1 or -2, by exact formulas (a * a...), as the CPU
   Atan2,
+  Where,  // three inputs: out = a != 0 ? b : c, the selected value copied unchanged (-0.0, NaN)
   Count
 };
 
-// One pointwise launch: operand 0 is the output, 1 (and 2) the inputs. Each
+// One pointwise launch: operand 0 is the output, 1 (and 2, 3) the inputs. Each
 // tensor operand is read or written in its own dtype (tensorc dtype codes)
 // and converted to and from `compute` per element; an operand whose data is
 // null is a host value instead (a number or a CPU scalar), already in the

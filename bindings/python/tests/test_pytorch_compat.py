@@ -225,6 +225,23 @@ def test_cuda_ops_over_more_than_2_31_elements():
     tensorc.cuda.empty_cache()
 
 
+@pytest.mark.skipif(not tensorc.cuda.is_available(), reason="needs a CUDA device (none present)")
+def test_cuda_where_matches_the_cpu_bit_for_bit():
+    nan, inf = float("nan"), float("inf")
+    c = tensorc.tensor([True, False, True])
+    x = tensorc.tensor([[-0.0, nan, 3.0], [inf, 5.0, -inf]])
+    y = tensorc.tensor([-1.0, -0.0, nan])
+    big = tensorc.tensor([2**62 + 1, -(2**62) - 3, 7])  # int64 values a float computation would round
+    cases = [(c, x, y), (c, x, tensorc.tensor(7.5)), (c, big, tensorc.tensor([1, 2, 3], dtype=tensorc.int32)),
+             (c, tensorc.tensor([True, False, False]), tensorc.tensor([False, True, True])),
+             (c, x.to(tensorc.float16), y), (tensorc.tensor(False), x, y)]
+    for args in cases:
+        want = tensorc.where(*args)
+        got = tensorc.where(*[a.cuda() if a.dim() else a for a in args])  # 0-dim CPU tensors stay: scalars
+        assert got.is_cuda and got.dtype == want.dtype
+        assert got.cpu().numpy().tobytes() == want.numpy().tobytes()
+
+
 def test_inference_mode_turns_recording_off():
     x = tensorc.ones(2, requires_grad=True)
     with tensorc.inference_mode():

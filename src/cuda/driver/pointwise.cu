@@ -292,6 +292,7 @@ __global__ void pointwise_kernel(PointwiseArgs args, Geometry g) {
   else
     alpha = C(args.ialpha);
   const C a_host = host_value<C>(args, 1), b_host = N > 2 ? host_value<C>(args, 2) : C(0);
+  const C c_host = N > 3 ? host_value<C>(args, 3) : C(0);
   for (Index i = Index(blockIdx.x) * Index(blockDim.x) + Index(threadIdx.x); i < n; i += step) {
     Index o[N];
     offsets<N>(g, i, o);
@@ -306,7 +307,16 @@ __global__ void pointwise_kernel(PointwiseArgs args, Geometry g) {
         if (args.dtype[2] != args.common) b = through_common(b, args.common);
       }
     }
-    store_as(args.data[0] + o[0], args.dtype[0], apply<C>(args.op, a, b, alpha));
+    if constexpr (N > 3) {  // where: the condition a selects b or c
+      C c = c_host;
+      if (args.data[3]) {
+        c = load_as<C>(args.data[3] + o[3], args.dtype[3]);
+        if (args.dtype[3] != args.common) c = through_common(c, args.common);
+      }
+      store_as(args.data[0] + o[0], args.dtype[0], a != C(0) ? b : c);
+    } else {
+      store_as(args.data[0] + o[0], args.dtype[0], apply<C>(args.op, a, b, alpha));
+    }
   }
 }
 
@@ -320,7 +330,9 @@ void launch_as(const PointwiseArgs& a, const Geometry& g, cudaStream_t s) {
 
 template <class C>
 void launch_compute(const PointwiseArgs& a, const Geometry& g, cudaStream_t s) {
-  if (a.noperands > 2)
+  if (a.noperands > 3)
+    launch_as<C, 4>(a, g, s);
+  else if (a.noperands > 2)
     launch_as<C, 3>(a, g, s);
   else
     launch_as<C, 2>(a, g, s);
@@ -330,7 +342,8 @@ void launch_compute(const PointwiseArgs& a, const Geometry& g, cudaStream_t s) {
 
 int launch_pointwise(const PointwiseArgs* args, const Geometry* g, Stream stream) {
   if (g->numel == 0) return 0;
-  if (args->noperands < 2 || args->noperands > kMaxOperands || args->op < 0 || args->op >= int(PointwiseOp::Count))
+  if (args->noperands < 2 || args->noperands > kMaxOperands || args->op < 0 || args->op >= int(PointwiseOp::Count) ||
+      (args->op == int(PointwiseOp::Where)) != (args->noperands == 4))
     return int(cudaErrorInvalidValue);
   const cudaStream_t s = reinterpret_cast<cudaStream_t>(stream);
   switch (args->compute) {
