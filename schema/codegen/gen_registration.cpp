@@ -182,6 +182,9 @@ std::string gen_registration_shard(const Model& m, int shard, const std::string&
     if (!in_shard(op, shard)) continue;
     const FunctionSchema& s = op.nf->func;
     w << "  {\n    OperatorEntry& op = d.def(\"" << escape_c_string(s.str()) << "\", \"" << yaml_file << "\");\n";
+    if (!op.nf->device_check || !op.nf->device_guard)  // for boxed calls (tc_op_call); the typed path is generated
+      w << "    op.set_device_rules(" << (op.nf->device_check ? "true" : "false") << ", "
+        << (op.nf->device_guard ? "true" : "false") << ");\n";
     for (const auto& kv : kernels_of(op)) {
       w << "    {\n      KernelFunction k;\n"
         << "      k.unboxed = reinterpret_cast<void*>(static_cast<" << cpp_fn_ptr_type(s) << ">(&native::" << kv.second

@@ -232,7 +232,7 @@ struct BoxedCKernel {
 
 void call_boxed_c(const OperatorEntry& op, DispatchKeySet ks, Stack* stack, void* ctx) {
   auto* k = static_cast<BoxedCKernel*>(ctx);
-  DispatchKey current = (ks - DispatchKeySet::from_bits(0)).highest();
+  const DispatchKey current = op.dispatch_key(ks);  // the key this kernel was chosen for, past fallthroughs
   tc_dispatch_ctx_s dctx{&op, ks, current};
   BorrowedValues args;
   borrow_stack(*stack, &args);

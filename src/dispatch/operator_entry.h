@@ -35,10 +35,27 @@ class OperatorEntry {
       counters_[uint8_t(k)].fetch_add(1, std::memory_order_relaxed);
     return table_[uint8_t(k)];
   }
-  // Boxed call: key set from the stack's tensors and the thread-local sets.
+  // The key whose kernel a call with key set ks runs: the highest one that is
+  // not a fallthrough for this op (what a boxed kernel is told it serves).
+  DispatchKey dispatch_key(DispatchKeySet ks) const {
+    return (ks - DispatchKeySet::from_bits(fallthrough_mask_)).highest();
+  }
+  // Boxed call from outside the dispatcher (tc_op_call, a runtime-defined
+  // op): the schema's device rules first, as the generated functions apply
+  // them (every tensor on one device unless device_check is off; the first
+  // tensor's device made current unless device_guard is off), then the key
+  // set from the stack's tensors and the thread-local sets.
   void call_boxed(Stack* stack) const;
   // Boxed call with an explicit key set (redispatch from a boxed kernel).
   void call_boxed(DispatchKeySet ks, Stack* stack) const;
+
+  // ops.yaml's device_check and device_guard (both on for ops defined at run time).
+  void set_device_rules(bool device_check, bool device_guard) {
+    device_check_ = device_check;
+    device_guard_ = device_guard;
+  }
+  bool device_check() const { return device_check_; }
+  bool device_guard() const { return device_guard_; }
 
   int64_t call_count(DispatchKey k) const { return counters_[uint8_t(k)].load(std::memory_order_relaxed); }
   void reset_counters();
@@ -65,6 +82,7 @@ class OperatorEntry {
   std::array<KernelFunction, kNumRuntimeKeys> table_;
   std::array<std::string, kNumRuntimeKeys> table_source_;
   uint32_t fallthrough_mask_ = 0;
+  bool device_check_ = true, device_guard_ = true;
   mutable std::array<std::atomic<int64_t>, kNumRuntimeKeys> counters_{};
 };
 

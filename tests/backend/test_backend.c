@@ -15,6 +15,7 @@ static void free_buffer(void* data, void* ctx) {
 }
 
 static uint64_t last_add_stream = 0; /* the current stream the add kernel saw */
+static int last_add_device = -1;     /* and the current device */
 
 /* add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor, float32 only;
  * other has self's size or one element. */
@@ -32,6 +33,7 @@ static tc_status privateuse1_add(tc_tensor* out, tc_tensor self, tc_tensor other
     return tc_error_set(TC_ERROR_INVALID_ARGUMENT,
                         "test backend add: sizes differ and other has more than one element");
   tc_tensor_sizes(sizes, 8, &ndim, self);
+  tc_device_current(&last_add_device, TC_DEVICE_PRIVATEUSE1);
   {
     tc_stream current;
     tc_device self_device;
@@ -150,6 +152,7 @@ __attribute__((visibility("default"))) void tc_test_backend_last_wait(uint64_t* 
   *event = last_wait_event;
 }
 __attribute__((visibility("default"))) uint64_t tc_test_backend_last_add_stream(void) { return last_add_stream; }
+__attribute__((visibility("default"))) int tc_test_backend_last_add_device(void) { return last_add_device; }
 
 __attribute__((visibility("default"))) int tc_test_backend_live_allocations(void) {
   return __atomic_load_n(&live_allocations, __ATOMIC_RELAXED);

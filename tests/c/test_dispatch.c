@@ -55,14 +55,16 @@ static tc_status failing_kernel(tc_tensor* out, tc_tensor self) {
   return tc_error_set(TC_ERROR_TYPE, "boom from the C kernel");
 }
 
-static int tracer_calls = 0;
-/* A boxed fallback on the Tracer key: counts, then hands the call on. */
+static int tracer_calls = 0, tracer_runs = 0;
+/* A boxed fallback on the Tracer key: counts the calls it is told are
+ * Tracer's, and every run, then hands the call on. */
 static tc_status tracer_fallback(tc_dispatch_ctx ctx, const tc_value* args, size_t nargs, tc_value* outs, size_t cap,
                                  size_t* n_outs, void* user) {
   const char* name = NULL;
   tc_dispatch_key key = -1;
   (void)user;
   tc_dispatch_ctx_info(&name, &key, ctx);
+  ++tracer_runs;
   if (key == TC_KEY_TRACER) ++tracer_calls;
   return tc_dispatch_redispatch(outs, cap, n_outs, ctx, args, nargs);
 }
@@ -170,11 +172,27 @@ static void test_fallbacks(void) {
   CHECK(tc_add_Tensor(&c, a, b, NULL) == TC_OK && tracer_calls == 1);
   tc_tensor_release(c);
   CHECK(tc_dispatch_tls_exclude(TC_KEY_TRACER, false) == TC_OK);
+  /* Below a fallthrough key (Autocast's default), the fallback runs once and is
+   * told its own key, not the fallthrough's. */
+  CHECK(tc_dispatch_tls_include(TC_KEY_AUTOCAST, true) == TC_OK);
+  tracer_runs = 0;
+  CHECK(tc_add_Tensor(&c, a, b, NULL) == TC_OK && equals3(c, 2, 3, 4));
+  CHECK(tracer_runs == 1 && tracer_calls == 2);
+  tc_tensor_release(c);
+  CHECK(tc_dispatch_tls_include(TC_KEY_AUTOCAST, false) == TC_OK);
   /* A fallthrough fallback skips the key. */
   CHECK(tc_library_fallback(TC_KEY_TRACER, NULL, NULL, NULL) == TC_OK);
-  CHECK(tc_add_Tensor(&c, a, b, NULL) == TC_OK && equals3(c, 2, 3, 4) && tracer_calls == 1);
+  CHECK(tc_add_Tensor(&c, a, b, NULL) == TC_OK && equals3(c, 2, 3, 4) && tracer_calls == 2);
   tc_tensor_release(c);
   CHECK(tc_dispatch_tls_include(TC_KEY_TRACER, false) == TC_OK);
+  /* Every layer key passes ops it has no kernel for: turning Autocast or
+   * Batched on changes nothing here. */
+  CHECK(tc_dispatch_tls_include(TC_KEY_AUTOCAST, true) == TC_OK);
+  CHECK(tc_dispatch_tls_include(TC_KEY_BATCHED, true) == TC_OK);
+  CHECK(tc_add_Tensor(&c, a, b, NULL) == TC_OK && equals3(c, 2, 3, 4));
+  tc_tensor_release(c);
+  CHECK(tc_dispatch_tls_include(TC_KEY_BATCHED, false) == TC_OK);
+  CHECK(tc_dispatch_tls_include(TC_KEY_AUTOCAST, false) == TC_OK);
   CHECK(tc_library_fallback(TC_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, NULL, NULL, NULL) == TC_ERROR_INVALID_ARGUMENT);
   tc_tensor_release(a);
   tc_tensor_release(b);
@@ -381,6 +399,48 @@ static void test_backend_library(void) {
   }
   CHECK(tc_op_call_count(&count, "add.Tensor", TC_KEY_PRIVATEUSE1) == TC_OK && count == 1);
   CHECK(tc_op_call_count(&count, "add.Tensor", TC_KEY_CPU) == TC_OK && count == 0);
+  /* Boxed calls check devices as the typed ones do, for built-in and
+   * runtime-defined ops: the backend never sees a CPU tensor beside its own. */
+  {
+    tc_value args[2], outs[2];
+    size_t n = 0;
+    args[0].tag = TC_VALUE_TENSOR;
+    args[0].u.tensor = a;
+    args[1].tag = TC_VALUE_TENSOR;
+    args[1].u.tensor = cpu;
+    CHECK(tc_op_call(outs, 2, &n, "add.Tensor", args, 2) == TC_ERROR_DEVICE);
+    CHECK(MSG_HAS("'other'") && MSG_HAS("'self'"));
+    CHECK(tc_op_call(outs, 2, &n, "myops::myadd", args, 2) == TC_ERROR_DEVICE);
+    CHECK(MSG_HAS("myops::myadd") && MSG_HAS("'other'"));
+    CHECK(n == 0);
+  }
+  /* device_guard: the kernel runs with its tensors' device current, and the
+   * caller's current device comes back after, on the typed and boxed paths. */
+  {
+    int (*last_device)(void) = NULL;
+    *(void**)(&last_device) = dlsym(lib, "tc_test_backend_last_add_device");
+    CHECK(last_device != NULL);
+    static float d1a[3] = {1, 2, 3};
+    const tc_device pu_1 = {TC_DEVICE_PRIVATEUSE1, 1};
+    tc_tensor on1 = NULL, sum = NULL;
+    int current = -1;
+    tc_value args[2], outs[2];
+    size_t n = 0;
+    CHECK(tc_tensor_from_blob(&on1, d1a, TC_FLOAT32, shape, NULL, 1, pu_1, noop_free, NULL) == TC_OK);
+    CHECK(tc_device_set_current(TC_DEVICE_PRIVATEUSE1, 0) == TC_OK);
+    CHECK(tc_add_Tensor(&sum, on1, on1, NULL) == TC_OK);
+    CHECK(last_device && last_device() == 1);
+    CHECK(tc_device_current(&current, TC_DEVICE_PRIVATEUSE1) == TC_OK && current == 0);
+    args[0].tag = args[1].tag = TC_VALUE_TENSOR;
+    args[0].u.tensor = args[1].u.tensor = on1;
+    CHECK(tc_device_set_current(TC_DEVICE_PRIVATEUSE1, 0) == TC_OK);
+    CHECK(tc_op_call(outs, 2, &n, "add.Tensor", args, 2) == TC_OK);
+    CHECK(last_device && last_device() == 1);
+    CHECK(tc_device_current(&current, TC_DEVICE_PRIVATEUSE1) == TC_OK && current == 0);
+    tc_values_release(outs, n);
+    tc_tensor_release(sum);
+    tc_tensor_release(on1);
+  }
   tc_tensor_release(c);
   tc_tensor_release(a);
   tc_tensor_release(b);
