@@ -858,9 +858,26 @@ TC_API tc_status tc_dispatch_redispatch(tc_value* outs, size_t outs_cap, size_t*
 TC_API tc_status tc_dispatch_ctx_info(const char** op_name, tc_dispatch_key* key, tc_dispatch_ctx ctx);
 
 /** Adds (on = true) or removes a key in this thread's included / excluded
- *  key sets, which every dispatch on this thread applies. */
+ *  key sets, which every dispatch on this thread applies. Removing is blunt:
+ *  it also undoes an outer caller's setting; scoped code should use
+ *  tc_dispatch_tls_push / tc_dispatch_tls_restore instead. */
 TC_API tc_status tc_dispatch_tls_include(tc_dispatch_key key, bool on);
 TC_API tc_status tc_dispatch_tls_exclude(tc_dispatch_key key, bool on);
+
+/** This thread's included and excluded key sets (bit k: key k), as saved by
+ *  tc_dispatch_tls_push. */
+typedef struct tc_dispatch_tls_state {
+  uint32_t included;
+  uint32_t excluded;
+} tc_dispatch_tls_state;
+/** Adds `include` to this thread's included keys and `exclude` to its
+ *  excluded keys (-1: none), for a scope: *saved receives
+ *  the sets as they were, which tc_dispatch_tls_restore puts back, so nested
+ *  scopes never clear what an outer one set (ExcludeDispatchKeyGuard).
+ *  Errors: TC_ERROR_INVALID_ARGUMENT naming 'saved', 'include' or 'exclude'. */
+TC_API tc_status tc_dispatch_tls_push(tc_dispatch_tls_state* saved, tc_dispatch_key include, tc_dispatch_key exclude);
+/** Makes this thread's key sets `*saved` again (the end of a push's scope). */
+TC_API tc_status tc_dispatch_tls_restore(const tc_dispatch_tls_state* saved);
 
 /** Writes the computed dispatch table of an operator (one line per runtime
  *  key, saying where each kernel came from) into buf, snprintf-style: *needed

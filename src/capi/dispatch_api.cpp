@@ -379,6 +379,35 @@ TC_API tc_status tc_dispatch_tls_exclude(tc_dispatch_key key, bool on) {
   TC_CAPI_END("tc_dispatch_tls_exclude")
 }
 
+TC_API tc_status tc_dispatch_tls_push(tc_dispatch_tls_state* saved, tc_dispatch_key include, tc_dispatch_key exclude) {
+  constexpr const char* fn = "tc_dispatch_tls_push";
+  TC_CAPI_BEGIN
+  TC_CAPI_NULL_CHECK(saved, fn, "saved");
+  TC_CHECK_ARG(include >= -1 && include < kNumRuntimeKeys, fn,
+               ": argument 'include' is not a runtime dispatch key code or -1 (got ", include, ")");
+  TC_CHECK_ARG(exclude >= -1 && exclude < kNumRuntimeKeys, fn,
+               ": argument 'exclude' is not a runtime dispatch key code or -1 (got ", exclude, ")");
+  auto& l = local_dispatch_key_set();
+  saved->included = l.included.bits();
+  saved->excluded = l.excluded.bits();
+  if (include >= 0) l.included = l.included.add(DispatchKey(include));
+  if (exclude >= 0) l.excluded = l.excluded.add(DispatchKey(exclude));
+  TC_CAPI_END(fn)
+}
+
+TC_API tc_status tc_dispatch_tls_restore(const tc_dispatch_tls_state* saved) {
+  constexpr const char* fn = "tc_dispatch_tls_restore";
+  TC_CAPI_BEGIN
+  TC_CAPI_NULL_CHECK(saved, fn, "saved");
+  const uint32_t all = (uint32_t(1) << kNumRuntimeKeys) - 1;
+  TC_CHECK_ARG((saved->included & ~all) == 0 && (saved->excluded & ~all) == 0, fn,
+               ": argument 'saved' holds bits that are no runtime dispatch key (not from tc_dispatch_tls_push?)");
+  auto& l = local_dispatch_key_set();
+  l.included = DispatchKeySet::from_bits(saved->included);
+  l.excluded = DispatchKeySet::from_bits(saved->excluded);
+  TC_CAPI_END(fn)
+}
+
 TC_API tc_status tc_op_dump_table(char* buf, size_t capacity, size_t* needed, const char* op) {
   TC_CAPI_BEGIN
   TC_CHECK_ARG(buf || capacity == 0, "tc_op_dump_table: argument 'buf' is NULL but 'capacity' is ", capacity);

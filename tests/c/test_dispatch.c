@@ -194,6 +194,35 @@ static void test_fallbacks(void) {
   CHECK(tc_dispatch_tls_include(TC_KEY_BATCHED, false) == TC_OK);
   CHECK(tc_dispatch_tls_include(TC_KEY_AUTOCAST, false) == TC_OK);
   CHECK(tc_library_fallback(TC_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, NULL, NULL, NULL) == TC_ERROR_INVALID_ARGUMENT);
+  /* Scoped key sets nest: an inner scope that excludes Tracer too and ends
+   * leaves the outer scope's exclusion in place (tc_dispatch_tls_exclude(...,
+   * false) would have cleared it). */
+  {
+    tc_dispatch_tls_state outer, inner, bad;
+    CHECK(tc_library_fallback(TC_KEY_TRACER, tracer_fallback, NULL, NULL) == TC_OK);
+    CHECK(tc_dispatch_tls_push(&outer, TC_KEY_TRACER, -1) == TC_OK);
+    CHECK(tc_add_Tensor(&c, a, b, NULL) == TC_OK && tracer_calls == 3);
+    tc_tensor_release(c);
+    CHECK(tc_dispatch_tls_push(&inner, -1, TC_KEY_TRACER) == TC_OK);
+    CHECK(tc_dispatch_tls_push(&bad, -1, TC_KEY_TRACER) == TC_OK); /* nested again */
+    CHECK(tc_dispatch_tls_restore(&bad) == TC_OK);
+    CHECK(tc_add_Tensor(&c, a, b, NULL) == TC_OK && tracer_calls == 3); /* still excluded */
+    tc_tensor_release(c);
+    CHECK(tc_dispatch_tls_restore(&inner) == TC_OK);
+    CHECK(tc_add_Tensor(&c, a, b, NULL) == TC_OK && tracer_calls == 4); /* the outer scope's include again */
+    tc_tensor_release(c);
+    CHECK(tc_dispatch_tls_restore(&outer) == TC_OK);
+    CHECK(tc_add_Tensor(&c, a, b, NULL) == TC_OK && tracer_calls == 4);
+    tc_tensor_release(c);
+    CHECK(tc_dispatch_tls_push(NULL, TC_KEY_TRACER, -1) == TC_ERROR_INVALID_ARGUMENT && MSG_HAS("'saved'"));
+    CHECK(tc_dispatch_tls_push(&bad, 42, -1) == TC_ERROR_INVALID_ARGUMENT && MSG_HAS("'include'"));
+    CHECK(tc_dispatch_tls_push(&bad, -1, TC_KEY_COMPOSITE_EXPLICIT_AUTOGRAD) == TC_ERROR_INVALID_ARGUMENT &&
+          MSG_HAS("'exclude'"));
+    bad.included = 1u << 20;
+    bad.excluded = 0;
+    CHECK(tc_dispatch_tls_restore(&bad) == TC_ERROR_INVALID_ARGUMENT && MSG_HAS("'saved'"));
+    CHECK(tc_library_fallback(TC_KEY_TRACER, NULL, NULL, NULL) == TC_OK);
+  }
   tc_tensor_release(a);
   tc_tensor_release(b);
 }

@@ -48,6 +48,14 @@ pub struct tc_device {
     pub index: i32,
 }
 
+/// This thread's included and excluded dispatch key sets (bit k: key k).
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub struct tc_dispatch_tls_state {
+    pub included: u32,
+    pub excluded: u32,
+}
+
 pub const TC_SCALAR_BOOL: i32 = 0;
 pub const TC_SCALAR_INT: i32 = 1;
 pub const TC_SCALAR_FLOAT: i32 = 2;
@@ -494,6 +502,12 @@ extern "C" {
     ) -> tc_status;
     pub fn tc_dispatch_tls_include(key: tc_dispatch_key, on: bool) -> tc_status;
     pub fn tc_dispatch_tls_exclude(key: tc_dispatch_key, on: bool) -> tc_status;
+    pub fn tc_dispatch_tls_push(
+        saved: *mut tc_dispatch_tls_state,
+        include: tc_dispatch_key,
+        exclude: tc_dispatch_key,
+    ) -> tc_status;
+    pub fn tc_dispatch_tls_restore(saved: *const tc_dispatch_tls_state) -> tc_status;
     pub fn tc_op_dump_table(buf: *mut c_char, capacity: usize, needed: *mut usize, op: *const c_char) -> tc_status;
     pub fn tc_op_schema(buf: *mut c_char, capacity: usize, needed: *mut usize, op: *const c_char) -> tc_status;
     pub fn tc_dispatch_set_counting(enabled: bool);
