@@ -89,14 +89,16 @@ typedef struct tc_tensor_list_s* tc_tensor_list;
 
 /* ---- scalars: a small tagged value passed by value ---------------------- */
 /* TC_SCALAR_TENSOR: the value is held by a 0-dim tensor, `u.t`, borrowed for
- * the call, on any device. Where the op has an overload taking a Tensor in
- * that place (add.Scalar -> add.Tensor, clamp -> clamp.Tensor, fill_.Scalar
- * -> fill_.Tensor) the call goes there: a device value is never read on the
+ * the call. Where the op has an overload taking a Tensor in that place
+ * (add.Scalar -> add.Tensor, clamp -> clamp.Tensor, fill_.Scalar ->
+ * fill_.Tensor) the call goes there: a device value is never read on the
  * host, so nothing synchronises, and the tensor promotes as a 0-dim tensor
  * (an int32 tensor plus a float64 0-dim tensor is float64) and gets a
- * gradient if it requires one. Otherwise the value is read with
- * tc_tensor_item, which synchronises with the tensor's device; the tensor
- * must not require grad. tools/cuda_ops.py --scalar-sync lists those ops. */
+ * gradient if it requires one; as in PyTorch, a device tensor there must be
+ * on the other tensors' device (fill_ excepted, which reads it). Otherwise
+ * the value is read with tc_tensor_item, which synchronises with the
+ * tensor's device; the tensor must not require grad. tools/cuda_ops.py
+ * --scalar-sync lists those ops. */
 enum { TC_SCALAR_BOOL = 0, TC_SCALAR_INT = 1, TC_SCALAR_FLOAT = 2, TC_SCALAR_TENSOR = 3 };
 typedef struct tc_scalar {
   int32_t tag; /* TC_SCALAR_* */

@@ -2,6 +2,7 @@
 // The C++ op functions (tc::add ...), the Tensor methods, and their
 // definitions: find the operator once, compute the key set, call the kernel
 // unboxed when it has that form, else box the arguments.
+#include <algorithm>
 #include <set>
 
 #include "codegen/gen_common.h"
@@ -88,18 +89,26 @@ std::string op_body(const OpInfo& op) {
     w << "  }\n";
   }
   if (tensor_args > 0) w << "  if (ks_.empty()) ks_ = DispatchKeySet(DispatchKey::CPU);\n";
-  if (op.nf->device_guard) {  // the kernel runs with its first tensor's (or the factory's) device current
-    std::string where;
-    for (const Argument& a : s.arguments) {
-      if (a.type.base != BaseType::Tensor || a.type.is_list) continue;
-      where = a.type.optional ? a.name + " && " + a.name + "->defined() ? " + a.name + "->device() : Device()"
-                              : a.name + ".device()";
-      break;
-    }
+  if (op.nf->device_guard) {
+    // The kernel runs with its device current: self's, else an out
+    // argument's, else the first other tensor's (0-dim CPU tensors skipped),
+    // else a factory's `device`.
+    std::vector<const Argument*> order;
+    if (const Argument* self = s.find_argument("self"); self && self->type.base == BaseType::Tensor)
+      order.push_back(self);
+    for (const Argument& a : s.arguments)
+      if (a.type.base == BaseType::Tensor && is_out_arg(a)) order.push_back(&a);
+    for (const Argument& a : s.arguments)
+      if (a.type.base == BaseType::Tensor && std::find(order.begin(), order.end(), &a) == order.end())
+        order.push_back(&a);
     const Argument* dev = s.find_argument("device");
-    if (where.empty() && dev && dev->type.base == BaseType::Device && !dev->type.is_list)
-      where = dev->type.optional ? "device ? *device : Device()" : "device";
-    if (!where.empty()) w << "  const DeviceGuard guard_(" << where << ");\n";
+    const bool has_device = dev && dev->type.base == BaseType::Device && !dev->type.is_list;
+    if (!order.empty() || has_device) {
+      w << "  KernelDevice kd_;\n";
+      for (const Argument* a : order) w << "  kd_.see(" << a->name << ");\n";
+      if (has_device) w << "  " << (dev->type.optional ? "if (device) kd_.see(*device)" : "kd_.see(device)") << ";\n";
+      w << "  const DeviceGuard guard_(kd_.get());\n";
+    }
   }
   const std::string args = schema_order_args(s);
   w << "  return redispatch::" << op.ident << "(mask_tls(ks_)" << (args.empty() ? "" : ", " + args) << ");\n";

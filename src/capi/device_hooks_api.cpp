@@ -51,7 +51,8 @@ class CDeviceHooks final : public tc::DeviceHooks, public tc::Allocator {
     return s;
   }
   bool is_stream(int index, tc::StreamId s) override {
-    if (s == 0) return index >= 0;
+    if (index < 0 || index >= h_.device_count) return false;
+    if (s == 0) return true;
     std::lock_guard<std::mutex> lock(mu_);
     return known_.count({index, s}) != 0;
   }
@@ -177,7 +178,10 @@ TC_API tc_status tc_device_register_hooks(int32_t device_type, const tc_device_h
   // What the caller's struct has; fields past its struct_size are NULL.
   tc_device_hooks h;
   std::memset(&h, 0, sizeof h);
-  std::memcpy(&h, hooks, std::min(hooks->struct_size, sizeof h));
+  // Whole fields only: a size that ends inside a function pointer drops it.
+  const size_t base = TC_DEVICE_HOOKS_BASE_SIZE;
+  const size_t known = std::min(hooks->struct_size, sizeof h);
+  std::memcpy(&h, hooks, known - (known - base) % sizeof(void*));
   TC_CHECK_ARG(h.allocate && h.release && h.copy_bytes, fn,
                ": argument 'hooks' must set allocate, release and copy_bytes");
   TC_CHECK_ARG(h.device_count >= 1, fn, ": argument 'hooks' expected device_count >= 1, got ", h.device_count);

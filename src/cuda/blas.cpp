@@ -125,19 +125,25 @@ bool batched_product(const char* op, const Tensor& a, const Tensor& b, double al
 }
 
 // Whether addmm can add self in the GEMM's epilogue, as PyTorch does for
-// linear's bias: a contiguous vector over the output's columns, beta 1, a
-// product with more than one row and more than one inner element.
-bool bias_epilogue(const Tensor& self, const Tensor& mat1, const Scalar& beta, const Tensor& out, bool out_holds_self) {
-  return !out_holds_self && beta.to_double() == 1 && self.dim() == 1 && self.sizes()[0] == out.sizes()[1] &&
-         self.sizes()[0] > 0 && self.strides()[0] == 1 && self.dtype() == out.dtype() && mat1.sizes()[0] > 1 &&
-         mat1.sizes()[1] > 1;
+// linear's bias: a contiguous vector over the output's columns, beta 1,
+// operands with more than one row and column each, and every size below
+// 65535 * 32 (PyTorch's guards against cuBLASLt's known failures). The
+// driver refuses a bias under 16-byte alignment, and addmm then takes the
+// plain path.
+bool bias_epilogue(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Tensor& out,
+                   bool out_holds_self) {
+  constexpr int64_t kLimit = 65535 * 32;
+  const int64_t m = mat1.sizes()[0], k = mat1.sizes()[1], n = mat2.sizes()[1];
+  return !out_holds_self && beta.to_double() == 1 && self.dim() == 1 && self.sizes()[0] == n && n > 1 &&
+         self.strides()[0] == 1 && self.dtype() == out.dtype() && m > 1 && k > 1 && m < kLimit && k < kLimit &&
+         n < kLimit;
 }
 
 // out (m x n, contiguous) = beta * broadcast(self) + alpha * mat1 @ mat2.
 void addmm_into(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha,
                 Tensor& out, bool out_holds_self) {
   check_dtype("addmm", out.dtype());
-  if (bias_epilogue(self, mat1, beta, out, out_holds_self) &&
+  if (bias_epilogue(self, mat1, mat2, beta, out, out_holds_self) &&
       batched_product("addmm", as_batch(mat1), as_batch(mat2), alpha.to_double(), 0.0, as_batch(out), &self))
     return;
   const bool use_self = beta.to_double() != 0;

@@ -335,6 +335,34 @@ struct DriverApi {
   const char* (*error_string)(int code);
 };
 
+// The layout this header gives the table and its argument structs, folded
+// into one number: both libraries compute it, and tc_cuda_driver_open
+// refuses a caller built from another layout, even of the same version.
+constexpr uint64_t driver_layout() {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a over the sizes and enum counts
+  const uint64_t parts[] = {sizeof(DriverApi),
+                            sizeof(Geometry),
+                            sizeof(PointwiseArgs),
+                            sizeof(ReduceArgs),
+                            sizeof(GatherArgs),
+                            sizeof(ScatterArgs),
+                            sizeof(RandomArgs),
+                            sizeof(RangeArgs),
+                            sizeof(ScanArgs),
+                            sizeof(SortArgs),
+                            sizeof(GemmArgs),
+                            uint64_t(PointwiseOp::Count),
+                            uint64_t(ReduceOp::Count),
+                            uint64_t(RandomKind::Count),
+                            uint64_t(ScatterReduce::Count),
+                            uint64_t(kMaxOperands),
+                            uint64_t(kMaxDims)};
+  for (uint64_t p : parts) h = (h ^ p) * 1099511628211ull;
+  return h;
+}
+// Evaluated at compile time (the multiplications wrap on purpose).
+constexpr uint64_t kDriverLayout = driver_layout();
+
 }  // namespace tc::cuda
 
 // Exported by libtensorc_cuda.so: checks that `version` is its own, that a

@@ -57,7 +57,8 @@ bool open_driver(std::string* why) {
   }
   char reason[512] = {0};
   const DriverApi* api = nullptr;
-  if (open(TC_PROJECT_VERSION, &api, reason, sizeof reason) != 0 || api == nullptr) {
+  const std::string version = str(TC_PROJECT_VERSION, "+layout.", kDriverLayout);
+  if (open(version.c_str(), &api, reason, sizeof reason) != 0 || api == nullptr) {
     *why = reason[0] ? reason : "the CUDA driver library failed to start";
     dlclose(handle);
     return false;

@@ -4,6 +4,7 @@
 // schema). Zero-dim CPU tensors may mix with any device, as in PyTorch.
 #pragma once
 #include <optional>
+#include <vector>
 
 #include "core/tensor.h"
 
@@ -38,6 +39,39 @@ class DeviceCheck {
   const char* op_;
   const char* first_arg_ = nullptr;
   Device device_;
+};
+
+// The device a kernel runs on (what the device guard makes current): that of
+// the first tensor seen that is not a 0-dim CPU tensor (those act as
+// scalars); CPU when there is none.
+class KernelDevice {
+ public:
+  void see(const Tensor& t) {
+    if (!found_ && t.defined() && !(t.dim() == 0 && t.is_cpu())) {
+      device_ = t.device();
+      found_ = true;
+    }
+  }
+  void see(const std::optional<Tensor>& t) {
+    if (t) see(*t);
+  }
+  void see(const std::vector<Tensor>& ts) {
+    for (const Tensor& t : ts) see(t);
+  }
+  void see(const std::vector<std::optional<Tensor>>& ts) {
+    for (const auto& t : ts) see(t);
+  }
+  void see(Device d) {
+    if (!found_) {
+      device_ = d;
+      found_ = true;
+    }
+  }
+  Device get() const { return device_; }
+
+ private:
+  bool found_ = false;
+  Device device_ = Device(DeviceType::CPU);
 };
 
 }  // namespace tc

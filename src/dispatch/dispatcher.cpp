@@ -11,10 +11,11 @@ Dispatcher& Dispatcher::singleton() {
   // initialisation order across files and libraries never matters.
   static Dispatcher* d = [] {
     auto* disp = new Dispatcher();
-    // A layer key passes on every op it has no kernel for, so turning a layer
-    // on never breaks an op the layer does not handle. A layer's own fallback
-    // (tc_library_fallback) replaces this.
-    for (DispatchKey k : {DispatchKey::Tracer, DispatchKey::Autocast, DispatchKey::Batched})
+    // Tracer and Autocast pass on every op they have no kernel for, so turning
+    // one on never breaks an op it does not handle; a layer's own fallback
+    // (tc_library_fallback) replaces this. Batched does not: an op without a
+    // batching rule must not run on the physical tensor as if unbatched.
+    for (DispatchKey k : {DispatchKey::Tracer, DispatchKey::Autocast})
       disp->register_fallback(k, KernelFunction::make_fallthrough(), "the layer's default: fallthrough");
     register_builtin_ops(*disp);
     return disp;

@@ -39,31 +39,38 @@ void OperatorEntry::call_boxed(Stack* stack) const {
   const auto& args = schema_.arguments;
   const size_t n = std::min(args.size(), stack->size());
   DeviceCheck check(name_.c_str());
-  std::optional<Device> first;  // the device the guard makes current
+  KernelDevice device;  // what the guard makes current: self's first, as the generated functions
   auto see = [&](const char* arg, const Tensor& t) {
     if (!t.defined()) return;
     if (device_check_) check.add(arg, t);
-    if (!first) first = t.device();
   };
+  for (size_t i = 0; i < n; ++i) {
+    const IValue& v = (*stack)[i];
+    if (args[i].name == "self" && v.is_tensor()) device.see(v.to_tensor());
+  }
   for (size_t i = 0; i < n; ++i) {
     const IValue& v = (*stack)[i];
     const char* arg = args[i].name.c_str();
     switch (v.tag()) {
-      case IValue::Tag::Tensor: see(arg, v.to_tensor()); break;
+      case IValue::Tag::Tensor:
+        see(arg, v.to_tensor());
+        device.see(v.to_tensor());
+        break;
       case IValue::Tag::TensorList:
         for (const Tensor& t : v.to_tensor_list()) see(arg, t);
+        device.see(v.to_tensor_list());
         break;
       case IValue::Tag::OptionalTensorList:
         for (const auto& t : v.to_optional_tensor_list())
           if (t) see(arg, *t);
-        break;
-      case IValue::Tag::Device:
-        if (!first) first = v.to_device();
+        device.see(v.to_optional_tensor_list());
         break;
       default: break;
     }
   }
-  const DeviceGuard guard(device_guard_ && first ? *first : Device(DeviceType::CPU));
+  for (size_t i = 0; i < n; ++i)
+    if ((*stack)[i].tag() == IValue::Tag::Device) device.see((*stack)[i].to_device());
+  const DeviceGuard guard(device_guard_ ? device.get() : Device(DeviceType::CPU));
   call_boxed(mask_tls(key_set_of_stack(*stack, stack->size())), stack);
 }
 

@@ -185,14 +185,16 @@ static void test_fallbacks(void) {
   CHECK(tc_add_Tensor(&c, a, b, NULL) == TC_OK && equals3(c, 2, 3, 4) && tracer_calls == 2);
   tc_tensor_release(c);
   CHECK(tc_dispatch_tls_include(TC_KEY_TRACER, false) == TC_OK);
-  /* Every layer key passes ops it has no kernel for: turning Autocast or
-   * Batched on changes nothing here. */
+  /* Autocast passes ops it has no kernel for: turning it on changes nothing
+   * here. Batched does not (no batching rule, no silent unbatched run). */
   CHECK(tc_dispatch_tls_include(TC_KEY_AUTOCAST, true) == TC_OK);
-  CHECK(tc_dispatch_tls_include(TC_KEY_BATCHED, true) == TC_OK);
   CHECK(tc_add_Tensor(&c, a, b, NULL) == TC_OK && equals3(c, 2, 3, 4));
   tc_tensor_release(c);
-  CHECK(tc_dispatch_tls_include(TC_KEY_BATCHED, false) == TC_OK);
   CHECK(tc_dispatch_tls_include(TC_KEY_AUTOCAST, false) == TC_OK);
+  CHECK(tc_dispatch_tls_include(TC_KEY_BATCHED, true) == TC_OK);
+  c = NULL;
+  CHECK(tc_add_Tensor(&c, a, b, NULL) == TC_ERROR_NOT_IMPLEMENTED && MSG_HAS("Batched") && c == NULL);
+  CHECK(tc_dispatch_tls_include(TC_KEY_BATCHED, false) == TC_OK);
   CHECK(tc_library_fallback(TC_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, NULL, NULL, NULL) == TC_ERROR_INVALID_ARGUMENT);
   /* Scoped key sets nest: an inner scope that excludes Tracer too and ends
    * leaves the outer scope's exclusion in place (tc_dispatch_tls_exclude(...,

@@ -235,6 +235,10 @@ class Caller:
         """(new handle, host buffer or None) for a TSpec."""
         return self.lib.tensor(spec.shape, spec.dtype, spec.device)
 
+    def make_scalar(self, v):
+        """The tc_scalar for a Scalar argument's value (tag, value)."""
+        return tc.make_scalar(*v)
+
     def call(self, sig, vals, null_outputs=(), watch=(), read=None):
         """Calls the op with `vals`; NULL for the outputs named in
         null_outputs. Snapshots the tensors named in `watch` before and after.
@@ -302,12 +306,12 @@ class Caller:
                     keep.append(x)
                     args.append(ctypes.byref(x))
             elif k == "scalar":
-                args.append(tc.make_scalar(*v))
+                args.append(self.make_scalar(v))
             elif k == "scalar_ptr":
                 if v is None:
                     args.append(None)
                 else:
-                    x = tc.make_scalar(*v)
+                    x = self.make_scalar(v)
                     keep.append(x)
                     args.append(ctypes.byref(x))
             elif k == "device":

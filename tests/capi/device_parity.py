@@ -14,6 +14,9 @@ fixed pattern), in variants:
   empty      the (2, 2) tensors as (0, 2)
   zero_dim   the (2, 2) tensors as ()
   broadcast  every (2, 2) tensor after the first as (2,)
+  tensor_scalars
+             every Scalar argument given as a 0-dim tensor on the device
+             (TC_SCALAR_TENSOR): through the op's Tensor overload, or read
 
 Each tensor is made on the CPU and copied to the device under test, so both
 runs see the same values; factories get that device as their `device`. The
@@ -44,7 +47,8 @@ import bad_input  # noqa: E402
 import tc_ctypes as tc  # noqa: E402
 
 SKIPPED = 77
-VARIANTS = ["base", "strided", "float64", "float16", "bfloat16", "int64", "empty", "zero_dim", "broadcast"]
+VARIANTS = ["base", "strided", "float64", "float16", "bfloat16", "int64", "empty", "zero_dim", "broadcast",
+            "tensor_scalars"]
 FLOATING = {tc.FLOAT16, tc.BFLOAT16, tc.FLOAT32, tc.FLOAT64}
 # (relative, absolute) tolerance per dtype for a device against the CPU:
 # transcendental functions and reduction orders differ in the last bits.
@@ -88,6 +92,8 @@ def variant_values(sig, variant, device):
             vals[p.name] = variant_spec(bad_input.TSpec((), tc.FLOAT32), variant, 0).dtype
         elif p.kind in ("device", "device_ptr"):
             vals[p.name] = (device, 0 if device != tc.DEVICE_CPU else -1)
+        elif p.kind in ("scalar", "scalar_ptr") and v is not None and variant == "tensor_scalars":
+            vals[p.name] = ("tensor",) + tuple(v)
     return vals
 
 
@@ -106,6 +112,33 @@ class DeviceCaller(bad_input.Caller):
         d.tc_tensor_list_size.restype = ctypes.c_int32
         d.tc_tensor_list_get.argtypes = [P(tc.tc_tensor), ctypes.c_void_p, ctypes.c_size_t]
         d.tc_tensor_list_get.restype = ctypes.c_int32
+
+    def make_scalar(self, v):
+        """A ("tensor", tag, value) Scalar becomes a 0-dim tensor of the
+        number's default dtype on the device, passed as TC_SCALAR_TENSOR."""
+        if v[0] != "tensor":
+            return super().make_scalar(v)
+        tag, value = v[1], v[2]
+        dtype = {tc.SCALAR_FLOAT: tc.FLOAT32, tc.SCALAR_INT: tc.INT64, tc.SCALAR_BOOL: tc.BOOL}[tag]
+        fmt = {tc.FLOAT32: "<f", tc.INT64: "<q", tc.BOOL: "<?"}[dtype]
+        data = struct.pack(fmt, float(value) if dtype == tc.FLOAT32 else (bool(value) if dtype == tc.BOOL else int(value)))
+        host = tc.tc_tensor()
+        self.check(self.lib.dll.tc_tensor_from_data(ctypes.byref(host), data, dtype, None, 0), "a scalar tensor")
+        moved = tc.tc_tensor()
+        yes = ctypes.c_bool(True)
+        st = self.to_device(ctypes.byref(moved), host, tc.make_device(self.device, 0), dtype, None, ctypes.byref(yes))
+        self.lib.dll.tc_tensor_release(host)
+        self.check(st, "moving a scalar tensor")
+        self.scalars.append(moved)
+        return tc.make_scalar(tc.SCALAR_TENSOR, moved.value)
+
+    def call(self, sig, vals, **kw):
+        self.scalars = []
+        try:
+            return super().call(sig, vals, **kw)
+        finally:
+            for h in self.scalars:
+                self.lib.dll.tc_tensor_release(h)
 
     def check(self, st, what):
         if st != tc.TC_OK:

@@ -209,6 +209,9 @@ def test_cuda_zero_dim_tensor_as_a_scalar_argument():
     y = xc.clone()
     y.fill_(sc)
     assert y.cpu().tolist() == [0.5, 0.5, 0.5]
+    z = tensorc.zeros(3)
+    z.fill_(sc)  # a CPU tensor filled from a CUDA 0-dim value: read, as PyTorch does
+    assert z.tolist() == [0.5, 0.5, 0.5]
 
 
 @pytest.mark.skipif(not tensorc.cuda.is_available(), reason="needs a CUDA device (none present)")
@@ -235,6 +238,8 @@ def test_cuda_where_matches_the_cpu_bit_for_bit():
     cases = [(c, x, y), (c, x, tensorc.tensor(7.5)), (c, big, tensorc.tensor([1, 2, 3], dtype=tensorc.int32)),
              (c, tensorc.tensor([True, False, False]), tensorc.tensor([False, True, True])),
              (c, x.to(tensorc.float16), y), (tensorc.tensor(False), x, y)]
+    payload = tensorc.tensor(np.array([0x7E01, 0x3C00, 0xFE03], dtype=np.uint16).view(np.float16))  # NaNs with payloads
+    cases.append((c, payload, tensorc.tensor([1.0, 2.0, 3.0], dtype=tensorc.float16)))
     for args in cases:
         want = tensorc.where(*args)
         got = tensorc.where(*[a.cuda() if a.dim() else a for a in args])  # 0-dim CPU tensors stay: scalars
@@ -534,6 +539,7 @@ def test_cuda_division_modes_pow_atan2_and_small_ops_match_the_cpu():
     for draw in (lambda **kw: tensorc.randint(3, 50, (4, 7), **kw), lambda **kw: tensorc.randperm(40, **kw),
                  lambda **kw: tensorc.randint(-2**40, 2**41, (3, 5), **kw),  # two stream words per element
                  lambda **kw: tensorc.randint(0, 2, (9,), dtype=tensorc.bool, **kw),
+                 lambda **kw: tensorc.randint(-2**30, 2**30, (9,), dtype=tensorc.bfloat16, **kw),  # via float
                  lambda **kw: tensorc.bernoulli(tensorc.full((5, 6), 0.3, **kw)),
                  lambda **kw: tensorc.bernoulli(tensorc.rand(6, 4, dtype=tensorc.float64, **kw).t())):
         tensorc.manual_seed(13)

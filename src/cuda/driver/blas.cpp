@@ -127,6 +127,14 @@ struct LtDescs {
   }
 };
 
+// The largest power of two up to 256 that divides the address.
+uint32_t alignment(const void* p) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  uint32_t n = 1;
+  while (n < 256 && a % (2 * n) == 0) n *= 2;
+  return n;
+}
+
 // D = alpha * op(A) @ op(B) + bias (bias[i] added to row i of column-major
 // D), one matrix, through cuBLASLt on the handle's workspace. A cuBLAS handle
 // is a cuBLASLt handle too. kGemmEpilogueUnsupported when cuBLASLt offers no
@@ -157,6 +165,17 @@ int gemm_bias(const GemmArgs* g, cudaDataType type, cublasComputeType_t compute,
   TC_LT(cublasLtMatrixLayoutCreate(&d.d, type, g->m, g->n, g->ldc));
   TC_LT(cublasLtMatmulPreferenceCreate(&d.pref));
   TC_LT(cublasLtMatmulPreferenceSetAttribute(d.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &bytes, sizeof bytes));
+  // The operands' real alignment: cuBLASLt otherwise assumes 256 bytes and may
+  // pick a kernel that faults on a sliced view (as PyTorch learned).
+  const uint32_t align_a = alignment(g->a), align_b = alignment(g->b), align_c = alignment(g->c);
+  TC_LT(cublasLtMatmulPreferenceSetAttribute(d.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align_a,
+                                             sizeof align_a));
+  TC_LT(cublasLtMatmulPreferenceSetAttribute(d.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_b,
+                                             sizeof align_b));
+  TC_LT(cublasLtMatmulPreferenceSetAttribute(d.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_c,
+                                             sizeof align_c));
+  TC_LT(cublasLtMatmulPreferenceSetAttribute(d.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align_c,
+                                             sizeof align_c));
   cublasLtMatmulHeuristicResult_t heuristic = {};
   int found = 0;
   const cublasStatus_t searched =
@@ -178,6 +197,8 @@ int gemm(const GemmArgs* g, Stream stream) {
     return int(cudaErrorInvalidValue);
   if (g->m == 0 || g->n == 0 || g->batch == 0) return 0;
   if (g->bias && (g->batch != 1 || g->beta != 0)) return int(cudaErrorInvalidValue);
+  // cuBLASLt's bias epilogue reads the vector in 16-byte pieces.
+  if (g->bias && alignment(g->bias) < 16) return kGemmEpilogueUnsupported;
   cublasHandle_t h = nullptr;
   if (const int e = handle_for(reinterpret_cast<cudaStream_t>(stream), &h)) return e;
   const cublasOperation_t ta = g->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;

@@ -142,9 +142,11 @@ extern "C" __attribute__((visibility("default"))) int tc_cuda_driver_open(const 
     std::snprintf(why, why_cap, "%s", msg.c_str());
     return 1;
   };
-  if (std::strcmp(version, TC_PROJECT_VERSION) != 0)
-    return fail(std::string("libtensorc_cuda.so is version ") + TC_PROJECT_VERSION + " but libtensorc.so is " +
-                version + ": install both from one build");
+  // The version and the table's layout (driver_layout): both from one build.
+  const std::string mine = std::string(TC_PROJECT_VERSION) + "+layout." + std::to_string(tc::cuda::kDriverLayout);
+  if (mine != version)
+    return fail(std::string("libtensorc_cuda.so is version ") + mine + " but libtensorc.so is " + version +
+                ": install both from one build");
   int n = 0;
   const cudaError_t err = cudaGetDeviceCount(&n);
   if (err != cudaSuccess) return fail(tc::cuda::driver_problem(err));

@@ -275,6 +275,15 @@ __device__ inline C through_common(C v, int common) {
   }
 }
 
+__device__ inline void copy_element(char* dst, const char* src, int size) {
+  switch (size) {
+    case 1: *dst = *src; break;
+    case 2: *reinterpret_cast<uint16_t*>(dst) = *reinterpret_cast<const uint16_t*>(src); break;
+    case 4: *reinterpret_cast<uint32_t*>(dst) = *reinterpret_cast<const uint32_t*>(src); break;
+    default: *reinterpret_cast<uint64_t*>(dst) = *reinterpret_cast<const uint64_t*>(src); break;
+  }
+}
+
 template <class C>
 __device__ inline C host_value(const PointwiseArgs& a, int k) {
   if constexpr (std::is_floating_point_v<C>)
@@ -308,12 +317,18 @@ __global__ void pointwise_kernel(PointwiseArgs args, Geometry g) {
       }
     }
     if constexpr (N > 3) {  // where: the condition a selects b or c
-      C c = c_host;
-      if (args.data[3]) {
-        c = load_as<C>(args.data[3] + o[3], args.dtype[3]);
-        if (args.dtype[3] != args.common) c = through_common(c, args.common);
+      const int k = a != C(0) ? 2 : 3;
+      if (args.data[k] && args.dtype[k] == args.dtype[0]) {
+        // The selected element's bytes, as the CPU copies them (NaN payloads included).
+        copy_element(args.data[0] + o[0], args.data[k] + o[k], dtype_size(args.dtype[0]));
+      } else {
+        C c = c_host;
+        if (args.data[3]) {
+          c = load_as<C>(args.data[3] + o[3], args.dtype[3]);
+          if (args.dtype[3] != args.common) c = through_common(c, args.common);
+        }
+        store_as(args.data[0] + o[0], args.dtype[0], k == 2 ? b : c);
       }
-      store_as(args.data[0] + o[0], args.dtype[0], a != C(0) ? b : c);
     } else {
       store_as(args.data[0] + o[0], args.dtype[0], apply<C>(args.op, a, b, alpha));
     }

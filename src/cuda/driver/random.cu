@@ -36,11 +36,17 @@ __global__ void random_kernel(RandomArgs args, Geometry g) {
   for (Index i = Index(blockIdx.x) * Index(blockDim.x) + Index(threadIdx.x); i < n; i += step) {
     Index o[1];
     offsets<1>(g, i, o);
-    if (RandomKind(args.kind) == RandomKind::Integer)  // int64, converted to dtype as the CPU converts it
-      store_as(args.data + o[0], args.dtype,
-               (long long)philox::integer(args.key, args.counter, uint64_t(i), args.words, args.low, args.range));
-    else
+    if (RandomKind(args.kind) == RandomKind::Integer) {
+      // int64, converted to dtype as the CPU converts it: to float first for
+      // float16 and bfloat16 (two roundings), directly otherwise.
+      const long long v = philox::integer(args.key, args.counter, uint64_t(i), args.words, args.low, args.range);
+      if (args.dtype == kFloat16 || args.dtype == kBFloat16)
+        store_as(args.data + o[0], args.dtype, float(v));
+      else
+        store_as(args.data + o[0], args.dtype, v);
+    } else {
       store_as(args.data + o[0], args.dtype, draw<Acc>(args, uint64_t(i)));
+    }
   }
 }
 
