@@ -866,6 +866,29 @@ TC_API tc_status tc_dispatch_ctx_info(const char** op_name, tc_dispatch_key* key
 TC_API tc_status tc_dispatch_tls_include(tc_dispatch_key key, bool on);
 TC_API tc_status tc_dispatch_tls_exclude(tc_dispatch_key key, bool on);
 
+/* ---- autocast (automatic mixed precision) -------------------------------
+ * A region per thread and device type: while it is enabled, the ops that
+ * ops.yaml gives an autocast policy run in `dtype` (mm, matmul, linear...),
+ * in float32 (losses; on CUDA also exp, log, softmax...), or in the widest
+ * input dtype (cat, stack...), for tensors on that device type. Regions nest;
+ * leaving the outermost one clears the cache of casts of leaf tensors that
+ * require grad (weights are cast once per region when cache_enabled). */
+typedef struct tc_autocast_state {
+  int32_t device_type; /* TC_DEVICE_CPU or TC_DEVICE_CUDA */
+  tc_dtype dtype;      /* TC_BFLOAT16 or TC_FLOAT16 */
+  bool enabled;        /* false: a region that turns autocast off inside an enabled one */
+  bool cache_enabled;
+} tc_autocast_state;
+/* Enters a region with *state for its device type, on this thread.
+ * Errors: TC_ERROR_INVALID_ARGUMENT naming 'state' (NULL, a device type
+ * other than CPU and CUDA, a dtype other than float16 and bfloat16). */
+TC_API tc_status tc_autocast_push(const tc_autocast_state* state);
+/* Leaves the innermost region, which must be of `device_type`. */
+TC_API tc_status tc_autocast_pop(int32_t device_type);
+/* *out = this thread's autocast state for `device_type` (enabled false outside
+ * every region). */
+TC_API tc_status tc_autocast_get(tc_autocast_state* out, int32_t device_type);
+
 /** This thread's included and excluded key sets (bit k: key k), as saved by
  *  tc_dispatch_tls_push. */
 typedef struct tc_dispatch_tls_state {

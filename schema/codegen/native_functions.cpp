@@ -18,7 +18,8 @@
 namespace tc::codegen {
 namespace {
 
-const char* const kEntryKeys[] = {"func", "variants", "dispatch", "device_guard", "device_check", "tags", "structured"};
+const char* const kEntryKeys[] = {"func",         "variants", "dispatch",   "device_guard",
+                                  "device_check", "tags",     "structured", "autocast"};
 const char* const kBackendKeys[] = {"CPU", "CUDA", "PrivateUse1"};
 constexpr const char* kExplicit = "CompositeExplicitAutograd";
 constexpr const char* kImplicit = "CompositeImplicitAutograd";
@@ -91,6 +92,15 @@ bool is_true_false(const std::string& s, bool* value) {
 }
 
 }  // namespace
+
+const char* autocast_policy_name(AutocastPolicy p) {
+  switch (p) {
+    case AutocastPolicy::LowerPrecision: return "lower_precision_fp";
+    case AutocastPolicy::Fp32: return "fp32";
+    case AutocastPolicy::Fp32SetOptDtype: return "fp32_set_opt_dtype";
+    default: return "promote";
+  }
+}
 
 std::string default_kernel_name(const schema::OperatorName& name, const std::string& backend) {
   std::string base = name.name;
@@ -171,6 +181,7 @@ class EntryLoader {
       const YAML::Node d = entry["dispatch"];
       load_structured(n, fn, d && d.IsScalar());
     }
+    if (const YAML::Node n = entry["autocast"]) load_autocast(n, fn);
     return errors_->size() == errors_before;
   }
 
@@ -305,6 +316,42 @@ class EntryLoader {
       fn->dispatch_given = true;
     }
     fn->structured = std::move(info);
+  }
+
+  // {cpu: lower_precision_fp, cuda: fp32}
+  void load_autocast(const YAML::Node& node, NativeFunction* fn) {
+    if (!node.IsMap() || node.size() == 0)
+      return error("autocast", "`autocast:` must map device types (cpu, cuda) to policies, e.g. `{cpu: fp32}`");
+    for (const auto& kv : node) {
+      const std::string device = kv.first.Scalar();
+      const std::string name = kv.second.IsScalar() ? trim(kv.second.Scalar()) : std::string();
+      if (device != "cpu" && device != "cuda") {
+        error("autocast", "unknown autocast device type '" + device + "' (expected cpu or cuda)");
+        continue;
+      }
+      AutocastPolicy p;
+      if (name == "lower_precision_fp")
+        p = AutocastPolicy::LowerPrecision;
+      else if (name == "fp32")
+        p = AutocastPolicy::Fp32;
+      else if (name == "fp32_set_opt_dtype")
+        p = AutocastPolicy::Fp32SetOptDtype;
+      else if (name == "promote")
+        p = AutocastPolicy::Promote;
+      else {
+        error("autocast", "unknown autocast policy '" + name +
+                              "' (expected lower_precision_fp, fp32, fp32_set_opt_dtype or promote)");
+        continue;
+      }
+      if (p == AutocastPolicy::Fp32SetOptDtype && func_ok_) {
+        const schema::Argument* dt = fn->func.find_argument("dtype");
+        if (!dt || dt->type.base != schema::BaseType::ScalarType || !dt->type.optional)
+          error("autocast", "policy fp32_set_opt_dtype needs a `ScalarType? dtype` argument");
+      }
+      fn->autocast[device] = p;
+    }
+    if (func_ok_ && fn->func.kind() != schema::SchemaKind::Functional && !fn->structured)
+      error("autocast", "only a functional op is autocast; put `autocast:` on its functional entry");
   }
 
   void load_bool(const char* key, const YAML::Node& node, bool* value) {

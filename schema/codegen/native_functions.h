@@ -92,6 +92,12 @@ struct StructuredInfo {
 
 // A dispatch key as written in ops.yaml `dispatch:` (runtime or alias key).
 // Keys: CPU, CUDA, PrivateUse1, CompositeExplicitAutograd, CompositeImplicitAutograd.
+// Autocast's cast policy for an op on one device type (ATen's autocast lists):
+// run in the region's lower-precision dtype, in float32, in float32 unless a
+// dtype is given, or in the widest floating dtype of the inputs.
+enum class AutocastPolicy { LowerPrecision, Fp32, Fp32SetOptDtype, Promote };
+const char* autocast_policy_name(AutocastPolicy p);  // as ops.yaml spells it
+
 struct NativeFunction {
   schema::FunctionSchema func;
   std::string func_text;                        // the `func:` string as written
@@ -101,6 +107,10 @@ struct NativeFunction {
   bool device_guard = true;
   bool device_check = true;
   std::vector<std::string> tags;
+  // `autocast: {cpu: ..., cuda: ...}`: the policy per device type ("cpu",
+  // "cuda"); only the functional op is autocast (in-place and out variants
+  // fall through, as in ATen).
+  std::map<std::string, AutocastPolicy> autocast;
   std::optional<StructuredInfo> structured;  // set on every variant of a structured entry
   std::string file;
   int line = 0;  // 1-based line of the entry's `func:`

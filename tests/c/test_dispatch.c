@@ -481,10 +481,64 @@ static void test_backend_library(void) {
   /* The library stays loaded: its kernel is registered for the process. */
 }
 
+/* Autocast regions from C: mm runs in the region's dtype; a weight that
+ * requires grad is cast once per region (the cache), an input every time;
+ * regions nest and must be left in order; bad states name 'state'. */
+static void test_autocast(void) {
+  tc_tensor x = NULL, w = NULL, y1 = NULL, y2 = NULL;
+  const float xv[4] = {1, 2, 3, 4}, wv[4] = {1, 0, 0, 1};
+  const int64_t s22[2] = {2, 2};
+  tc_dtype dt = -1;
+  int64_t casts = -1;
+  tc_autocast_state on = {TC_DEVICE_CPU, TC_BFLOAT16, true, true}, off = on, got;
+  off.enabled = false;
+  CHECK(tc_tensor_from_data(&x, xv, TC_FLOAT32, s22, 2) == TC_OK);
+  CHECK(tc_tensor_from_data(&w, wv, TC_FLOAT32, s22, 2) == TC_OK);
+  CHECK(tc_tensor_set_requires_grad(w, true) == TC_OK);
+  CHECK(tc_autocast_get(&got, TC_DEVICE_CPU) == TC_OK && !got.enabled);
+  CHECK(tc_autocast_push(&on) == TC_OK);
+  CHECK(tc_autocast_get(&got, TC_DEVICE_CPU) == TC_OK && got.enabled && got.dtype == TC_BFLOAT16);
+  tc_dispatch_set_counting(true);
+  tc_dispatch_reset_counters();
+  CHECK(tc_mm(&y1, x, w) == TC_OK && tc_tensor_dtype(&dt, y1) == TC_OK && dt == TC_BFLOAT16);
+  CHECK(tc_mm(&y2, x, w) == TC_OK);
+  CHECK(tc_op_call_count(&casts, "_to_copy", TC_KEY_CPU) == TC_OK && casts == 3); /* x twice, w once */
+  tc_tensor_release(y1);
+  tc_tensor_release(y2);
+  CHECK(tc_autocast_push(&off) == TC_OK);
+  CHECK(tc_mm(&y1, x, w) == TC_OK && tc_tensor_dtype(&dt, y1) == TC_OK && dt == TC_FLOAT32);
+  tc_tensor_release(y1);
+  CHECK(tc_autocast_pop(TC_DEVICE_CUDA) == TC_ERROR_INVALID_ARGUMENT); /* the innermost region is the CPU's */
+  CHECK(tc_autocast_pop(TC_DEVICE_CPU) == TC_OK);
+  CHECK(tc_autocast_pop(TC_DEVICE_CPU) == TC_OK);
+  CHECK(tc_autocast_pop(TC_DEVICE_CPU) == TC_ERROR_INVALID_ARGUMENT && MSG_HAS("region"));
+  CHECK(tc_mm(&y1, x, w) == TC_OK && tc_tensor_dtype(&dt, y1) == TC_OK && dt == TC_FLOAT32);
+  tc_tensor_release(y1);
+  /* Without the cache, the weight is cast at every use. */
+  on.cache_enabled = false;
+  CHECK(tc_autocast_push(&on) == TC_OK);
+  tc_dispatch_reset_counters();
+  CHECK(tc_mm(&y1, x, w) == TC_OK && tc_mm(&y2, x, w) == TC_OK);
+  CHECK(tc_op_call_count(&casts, "_to_copy", TC_KEY_CPU) == TC_OK && casts == 4);
+  CHECK(tc_autocast_pop(TC_DEVICE_CPU) == TC_OK);
+  tc_tensor_release(y1);
+  tc_tensor_release(y2);
+  on.dtype = TC_FLOAT32;
+  CHECK(tc_autocast_push(&on) == TC_ERROR_INVALID_ARGUMENT && MSG_HAS("'state'"));
+  on.dtype = TC_BFLOAT16;
+  on.device_type = TC_DEVICE_PRIVATEUSE1;
+  CHECK(tc_autocast_push(&on) == TC_ERROR_INVALID_ARGUMENT && MSG_HAS("'state'"));
+  CHECK(tc_autocast_push(NULL) == TC_ERROR_INVALID_ARGUMENT && MSG_HAS("'state'"));
+  CHECK(tc_autocast_get(&got, 99) == TC_ERROR_INVALID_ARGUMENT && MSG_HAS("'device_type'"));
+  tc_tensor_release(w);
+  tc_tensor_release(x);
+}
+
 int main(void) {
   test_runtime_op();
   test_builtin_boxed();
   test_fallbacks();
+  test_autocast();
   test_backend_library();
   printf("%d passed, %d failed\n", passes, failures);
   return failures ? 1 : 0;

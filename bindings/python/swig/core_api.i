@@ -304,6 +304,24 @@ static PyObject* grad_mode_set_enabled(bool on) { return tcpy_check(tc_grad_mode
 static PyObject* grad_mode_push(bool on) { return tcpy_check(tc_grad_mode_push(on)); }
 static PyObject* grad_mode_pop(void) { return tcpy_check(tc_grad_mode_pop()); }
 
+/* ---- autocast ---------------------------------------------------------------- */
+static PyObject* autocast_push(int device_type, int dtype, bool enabled, bool cache_enabled) {
+  tc_autocast_state s;
+  s.device_type = device_type;
+  s.dtype = dtype;
+  s.enabled = enabled;
+  s.cache_enabled = cache_enabled;
+  return tcpy_check(tc_autocast_push(&s));
+}
+static PyObject* autocast_pop(int device_type) { return tcpy_check(tc_autocast_pop(device_type)); }
+/* (enabled, dtype code, cache_enabled) of this thread's state for device_type. */
+static PyObject* autocast_get(int device_type) {
+  tc_autocast_state s;
+  tc_status st = tc_autocast_get(&s, device_type);
+  if (st != TC_OK) return tcpy_check(st);
+  return Py_BuildValue("(OiO)", s.enabled ? Py_True : Py_False, (int)s.dtype, s.cache_enabled ? Py_True : Py_False);
+}
+
 /* ---- generators and threads --------------------------------------------- */
 static void tcpy_generator_free(PyObject* cap) {
   tc_generator_release((tc_generator)PyCapsule_GetPointer(cap, "tensorc.generator"));
@@ -511,6 +529,9 @@ PyObject* grad_mode_is_enabled(void);
 PyObject* grad_mode_set_enabled(bool on);
 PyObject* grad_mode_push(bool on);
 PyObject* grad_mode_pop(void);
+PyObject* autocast_push(int device_type, int dtype, bool enabled, bool cache_enabled);
+PyObject* autocast_pop(int device_type);
+PyObject* autocast_get(int device_type);
 PyObject* generator_create(unsigned long long seed);
 PyObject* generator_default(void);
 PyObject* generator_seed(PyObject* cap);

@@ -227,3 +227,15 @@ class StreamContext:
 
 def stream(stream):
     return StreamContext(stream)
+
+
+class _Amp:
+    """torch.cuda.amp's spelling: ``tensorc.cuda.amp.autocast(enabled=True, dtype=float16, cache_enabled=True)``."""
+
+    class autocast:
+        def __new__(cls, enabled=True, dtype=None, cache_enabled=True):
+            from .amp import autocast as _autocast
+            return _autocast("cuda", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+
+
+amp = _Amp()

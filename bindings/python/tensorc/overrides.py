@@ -35,7 +35,7 @@ disabled_tensorc_function_impl = _disabled_tensorc_function_impl
 _IGNORED_NAMES = ("tensor", "as_tensor", "from_numpy", "from_dlpack", "is_tensor", "manual_seed",
                   "default_generator", "set_num_threads", "get_num_threads", "is_grad_enabled",
                   "set_grad_enabled", "no_grad", "enable_grad", "inference_mode", "device", "dtype", "Generator",
-                  "Size", "save", "load")
+                  "Size", "save", "load", "autocast", "is_autocast_enabled", "get_autocast_dtype")
 _TENSOR_LIKE_TYPES = ("Tensor", "Tensor?", "Tensor[]", "Tensor?[]", "Scalar", "Scalar?")
 
 
