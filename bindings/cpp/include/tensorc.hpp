@@ -15,6 +15,7 @@
 //  - tensorc/creation.hpp  tensor(), from_data(), from_blob()
 //  - tensorc/autograd.hpp  grad mode guards, autograd::grad, custom functions, gradcheck
 //  - tensorc/device.hpp    device runtime, Stream, Event, DeviceGuard, StreamGuard
+//  - tensorc/amp.hpp       AutocastGuard (mixed precision)
 #ifndef TENSORC_HPP
 #define TENSORC_HPP
 
@@ -29,5 +30,6 @@
 #include "tensorc/creation.hpp"
 #include "tensorc/autograd.hpp"
 #include "tensorc/device.hpp"
+#include "tensorc/amp.hpp"
 
 #endif  // TENSORC_HPP

@@ -247,3 +247,22 @@ TEST(CustomFunction, RvalueArgumentsMovedIntoByValueParameters) {
   y = Tensor();  // its graph holds base's gradient accumulator
   EXPECT_EQ(base.use_count(), 1);
 }
+
+// Autocast scopes: products in bfloat16 inside, float32 outside; a scope with
+// enabled = false turns it off inside an enabled one; a bad dtype throws.
+TEST(Autocast, GuardScopesNest) {
+  Tensor a = ones({2, 3}), b = ones({3, 4});
+  EXPECT_FALSE(AutocastGuard::is_enabled(kCPU));
+  {
+    AutocastGuard amp(kCPU);
+    EXPECT_TRUE(AutocastGuard::is_enabled(kCPU));
+    EXPECT_EQ(mm(a, b).scalar_type(), kBFloat16);
+    {
+      AutocastGuard off(kCPU, std::nullopt, false);
+      EXPECT_EQ(mm(a, b).scalar_type(), kFloat32);
+    }
+    EXPECT_EQ(mm(a, b).scalar_type(), kBFloat16);
+  }
+  EXPECT_EQ(mm(a, b).scalar_type(), kFloat32);
+  EXPECT_THROW(AutocastGuard(kCPU, kFloat32), InvalidArgumentError);
+}

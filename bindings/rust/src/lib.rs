@@ -38,6 +38,7 @@
 //! - [`sys`]: the raw C ABI.
 #![allow(clippy::too_many_arguments, clippy::new_ret_no_self)]
 
+pub mod amp;
 pub mod autograd;
 pub mod device;
 mod error;

@@ -48,6 +48,16 @@ pub struct tc_device {
     pub index: i32,
 }
 
+/// An autocast region's state (`tc_autocast_state`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct tc_autocast_state {
+    pub device_type: i32,
+    pub dtype: tc_dtype,
+    pub enabled: bool,
+    pub cache_enabled: bool,
+}
+
 /// This thread's included and excluded dispatch key sets (bit k: key k).
 #[repr(C)]
 #[derive(Clone, Copy, Default)]
@@ -508,6 +518,9 @@ extern "C" {
         exclude: tc_dispatch_key,
     ) -> tc_status;
     pub fn tc_dispatch_tls_restore(saved: *const tc_dispatch_tls_state) -> tc_status;
+    pub fn tc_autocast_push(state: *const tc_autocast_state) -> tc_status;
+    pub fn tc_autocast_pop(device_type: i32) -> tc_status;
+    pub fn tc_autocast_get(out: *mut tc_autocast_state, device_type: i32) -> tc_status;
     pub fn tc_op_dump_table(buf: *mut c_char, capacity: usize, needed: *mut usize, op: *const c_char) -> tc_status;
     pub fn tc_op_schema(buf: *mut c_char, capacity: usize, needed: *mut usize, op: *const c_char) -> tc_status;
     pub fn tc_dispatch_set_counting(enabled: bool);
