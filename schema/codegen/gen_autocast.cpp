@@ -67,10 +67,10 @@ std::string gen_autocast_kernel(const OpInfo& op) {
   w << "// " << op.nf->func_text << "\n";
   w << cpp_return_type(s) << " " << autocast_kernel_name(op) << "(" << kernel_params(s) << ") {\n";
   w << "  const ExcludeDispatchKeyGuard no_autocast_(DispatchKey::Autocast);\n";
-  w << "  autocast::DeviceOf where_;\n";
+  w << "  KernelDevice where_;  // the device guard's rule\n";
   for (const Argument& a : s.arguments)
     if (tensor_like(a)) w << "  where_.see(" << a.name << ");\n";
-  w << "  const DeviceType d_ = where_.get();\n";
+  w << "  const DeviceType d_ = where_.get().type;\n";
   w << "  const autocast::State& st_ = autocast::state(d_);\n";
   w << "  if (st_.enabled) {\n    switch (d_) {\n";
   for (const auto& [device, policy] : op.nf->autocast) {

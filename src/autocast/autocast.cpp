@@ -72,11 +72,6 @@ void leave(DeviceType t) {
 
 int64_t cache_size() { return int64_t(local().cache.size()); }
 
-void DeviceOf::see(const Tensor& t) {
-  if (type || !t.defined() || (t.dim() == 0 && t.is_cpu())) return;
-  type = t.device().type;
-}
-
 Tensor cast(const Tensor& t, ScalarType to, DeviceType d) {
   if (!eligible(t, d) || t.dtype() == to) return t;
   ThreadState& ts = local();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "dispatch/device_check.h"
 
 namespace tc::autocast {
 
@@ -30,22 +31,8 @@ void leave(DeviceType t);
 // Casts made and cached on this thread so far (for tests).
 int64_t cache_size();
 
-// What the generated kernels call. The device type an op runs on: that of
-// its first tensor argument that is not a 0-dim CPU tensor (CPU when none).
-struct DeviceOf {
-  std::optional<DeviceType> type;
-  void see(const Tensor& t);
-  void see(const std::optional<Tensor>& t) {
-    if (t) see(*t);
-  }
-  void see(const std::vector<Tensor>& ts) {
-    for (const Tensor& t : ts) see(t);
-  }
-  void see(const std::vector<std::optional<Tensor>>& ts) {
-    for (const auto& t : ts) see(t);
-  }
-  DeviceType get() const { return type.value_or(DeviceType::CPU); }
-};
+// What the generated kernels call. The device type an op runs on is
+// KernelDevice's (dispatch/device_check.h): the device guard's rule.
 
 // Whether autocast casts t on device type d: defined, floating, not
 // float64, on d.
