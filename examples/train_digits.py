@@ -5,6 +5,7 @@ momentum 0.9, lr 0.1, batches of 32, 30 epochs, 20 % held out) with
 tensorc.nn and tensorc.optim, and prints the held-out accuracy.
 
     train_digits.py [path/to/digits.csv.gz] [--epochs N] [--seed S] [--min-accuracy A] [--device D]
+                    [--autocast DTYPE] [--grad-scaler]
 
 The shuffles (a xorshift generator), the split and the initial weights
 (tensorc's generator seeded with --seed, w ~ N(0, 1/fan_in), b = 0) are the
@@ -12,6 +13,12 @@ C demo's, so both train the same network on the same batches.
 
 --device cuda trains on the GPU (the same network, batches and initial
 weights, moved there).
+
+--autocast bfloat16 (or float16) runs the forward pass and the loss under
+tensorc.autocast on the device: the linear layers in that dtype, the loss in
+float32, the weights and their gradients kept in float32. --grad-scaler adds
+a GradScaler (loss scaling, steps skipped on inf/NaN gradients), as float16
+training uses.
 
 Exit codes, as the C demo's: 0 trained (and reached --min-accuracy when
 given); 1 tensorc error; 2 bad arguments or an unreadable/corrupt data file;
@@ -109,16 +116,27 @@ def init_like_c_demo(model, seed):
             layer.bias.copy_(bias)
 
 
-def train_epoch(model, loss_fn, optimizer, x, y, batch_size=BATCH_SIZE):
-    """One pass over (x, y) in order, in batches; returns the mean batch loss."""
+def train_epoch(model, loss_fn, optimizer, x, y, batch_size=BATCH_SIZE, amp=None, scaler=None):
+    """One pass over (x, y) in order, in batches; returns the mean batch loss.
+    amp: a function returning the autocast context the forward pass runs in;
+    scaler: a GradScaler (both optional, both as torch spells them)."""
     total, batches = 0.0, 0
     n = x.shape[0]
     for start in range(0, n, batch_size):
         count = min(batch_size, n - start)
-        loss = loss_fn(model(x.narrow(0, start, count)), y.narrow(0, start, count))
+        if amp is None:
+            loss = loss_fn(model(x.narrow(0, start, count)), y.narrow(0, start, count))
+        else:
+            with amp():
+                loss = loss_fn(model(x.narrow(0, start, count)), y.narrow(0, start, count))
         optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
+        if scaler is None:
+            loss.backward()
+            optimizer.step()
+        else:
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
         total += loss.item()
         batches += 1
     return total / batches
@@ -137,6 +155,9 @@ def parse_args(argv):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--min-accuracy", type=float, default=None)
     parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
+    parser.add_argument("--autocast", choices=("bfloat16", "float16"), default=None,
+                        help="train under tensorc.autocast with this dtype")
+    parser.add_argument("--grad-scaler", action="store_true", help="scale the loss with a GradScaler")
     args = parser.parse_args(argv)
     if args.epochs < 1:
         parser.error("--epochs must be at least 1")
@@ -159,8 +180,8 @@ def main(argv=None):
     rng.shuffle(order, rows)
     n_test = rows // 5
     n_train = rows - n_test
-    print("digits: {} images from {}; training on {}, holding out {}, on {}".format(rows, args.path, n_train, n_test,
-                                                                                   args.device))
+    print("digits: {} images from {}; training on {}, holding out {}, on {}{}".format(
+        rows, args.path, n_train, n_test, args.device, ", autocast " + args.autocast if args.autocast else ""))
 
     try:
         x_all, y_all = tensorc.tensor(pixels).to(args.device), tensorc.tensor(labels).to(args.device)
@@ -169,11 +190,19 @@ def main(argv=None):
         model.to(args.device)
         loss_fn = nn.CrossEntropyLoss()
         optimizer = optim.SGD(model.parameters(), lr=LEARNING_RATE, momentum=MOMENTUM)
+        device_type = args.device.split(":")[0]
+        amp = None
+        if args.autocast:
+            dtype = getattr(tensorc, args.autocast)
+            amp = lambda: tensorc.autocast(device_type, dtype=dtype)  # noqa: E731
+        scaler = tensorc.amp.GradScaler(device_type) if args.grad_scaler else None
         for epoch in range(1, args.epochs + 1):
             rng.shuffle(order, n_train)  # the held-out tail stays put
             index = tensorc.tensor(order[:n_train]).to(args.device)
-            loss = train_epoch(model, loss_fn, optimizer, x_all.index_select(0, index), y_all.index_select(0, index))
-            print("epoch {:2d}  loss {:.4f}".format(epoch, loss))
+            loss = train_epoch(model, loss_fn, optimizer, x_all.index_select(0, index), y_all.index_select(0, index),
+                               amp=amp, scaler=scaler)
+            print("epoch {:2d}  loss {:.4f}".format(epoch, loss) +
+                  ("  scale {:g}".format(scaler.get_scale()) if scaler else ""))
         held_out = tensorc.tensor(order[n_train:]).to(args.device)
         acc = accuracy(model, x_all.index_select(0, held_out), y_all.index_select(0, held_out))
     except tensorc.Error as e:

@@ -3,7 +3,7 @@
 //   - same dtype in and out (abs, neg, sign, relu, floor, ceil, round, trunc)
 //   - floating result (exp, log, sin, sigmoid, gelu...): integer and bool
 //     inputs compute in float32, as PyTorch does
-//   - bool result (isnan, isinf)
+//   - bool result (isnan, isinf, isfinite)
 // Float16/BFloat16 load, compute in float and round on store.
 // Most ops are `structured:` in schema/ops.yaml: this file holds only their
 // CPU loop (<op>_loop_cpu, over an iterator the family's meta step planned);
@@ -134,14 +134,28 @@ bool isinf_op(T a) {
     return false;
 }
 
-template <bool kNan>
+template <class T>
+bool isfinite_op(T a) {
+  if constexpr (cpu::is_float_like_v<T>)
+    return std::isfinite(opmath_t<T>(a));
+  else
+    return true;
+}
+
+enum class FloatClass { Nan, Inf, Finite };
+
+template <FloatClass kClass>
 Tensor float_class(const Tensor& self, const char* name) {
   Tensor out;
   TensorIter it(name);
   it.add_output(out).add_input(self).promote_inputs().output_dtype(ScalarType::Bool);
   it.build();
   TC_DISPATCH_ALL_TYPES_AND_BOOL(it.common_dtype(), name, [&] {
-    cpu_kernel(it, [](scalar_t a) -> bool { return kNan ? isnan_op(a) : isinf_op(a); });
+    cpu_kernel(it, [](scalar_t a) -> bool {
+      if constexpr (kClass == FloatClass::Nan) return isnan_op(a);
+      if constexpr (kClass == FloatClass::Inf) return isinf_op(a);
+      return isfinite_op(a);
+    });
   });
   return out;
 }
@@ -347,7 +361,8 @@ Tensor& gelu_out_cpu(const Tensor& self, std::string_view approximate, Tensor& o
 }
 
 // ---- bool result ----
-Tensor isnan_cpu(const Tensor& self) { return float_class<true>(self, "isnan"); }
-Tensor isinf_cpu(const Tensor& self) { return float_class<false>(self, "isinf"); }
+Tensor isnan_cpu(const Tensor& self) { return float_class<FloatClass::Nan>(self, "isnan"); }
+Tensor isinf_cpu(const Tensor& self) { return float_class<FloatClass::Inf>(self, "isinf"); }
+Tensor isfinite_cpu(const Tensor& self) { return float_class<FloatClass::Finite>(self, "isfinite"); }
 
 }  // namespace tc::native

@@ -150,6 +150,10 @@ Tensor isinf_cuda(const Tensor& self) {
   if (!is_floating(self.dtype())) return tc::zeros(self.sizes(), ScalarType::Bool, self.device());
   return tc::eq(tc::abs(self), Scalar(std::numeric_limits<double>::infinity()));
 }
+Tensor isfinite_cuda(const Tensor& self) {
+  if (!is_floating(self.dtype())) return tc::ones(self.sizes(), ScalarType::Bool, self.device());
+  return tc::lt(tc::abs(self), Scalar(std::numeric_limits<double>::infinity()));  // false for NaN and ±inf
+}
 
 // condition ? self : other in their result type, broadcast: the CPU's
 // iteration, and the pointwise loop's Where (the selected value is copied

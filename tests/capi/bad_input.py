@@ -107,6 +107,7 @@ INT_VALUES = {
     "randint.low": {"high": 10},
     "randperm": {"n": 4},
     "embedding_dense_backward": {"num_weights": 3},
+    "_amp_update_scale_": {"growth_interval": 1},
 }
 LIST_VALUES = {"size": [2, 2], "stride": [2, 1], "shape": [4], "dims": [1, 0], "dim": [0], "split_sizes": [1, 1],
                "normalized_shape": [2], "repeats": [1, 1], "pad": [0, 1]}
@@ -131,7 +132,12 @@ TENSOR_VALUES = {
     "layer_norm": _LAYER_NORM,
     "embedding": {"weight": ((3, 2), tc.FLOAT32), "indices": ((2,), tc.INT64)},
     "embedding_dense_backward": {"indices": ((2,), tc.INT64)},
+    "_amp_foreach_non_finite_check_and_unscale_": {"found_inf": ((1,), tc.FLOAT32), "inv_scale": ((1,), tc.FLOAT32)},
+    "_amp_update_scale_": {"self": ((1,), tc.FLOAT32), "growth_tracker": ((1,), tc.INT32),
+                           "found_inf": ((1,), tc.FLOAT32)},
 }
+# Foreach ops, which take an empty list as nothing to do (as ATen's do).
+EMPTY_LIST_OK = {"_amp_foreach_non_finite_check_and_unscale_"}
 # Index arguments: one index (value 1) into the dims of size 2.
 _SLICE_INDEX = {"index": ((1,), tc.INT64), "source": ((1, 2), tc.FLOAT32)}
 _ELEMENT_INDEX = {"index": ((1, 1), tc.INT64)}
@@ -488,6 +494,11 @@ class Child:
                 continue
             self.bad("bad_list", sig, "'%s' = [tensor, NULL]" % p.name, with_(**{p.name: [valid[p.name][0], None]}),
                      [tc.INVALID_ARGUMENT], p.name)
+            if sig.name in EMPTY_LIST_OK:
+                res = self.caller.call(sig, with_(**{p.name: []}))
+                self.record("bad_list", sig, res.status == tc.TC_OK, "'%s' = [] (empty) is valid" % p.name, res,
+                            "" if res.status == tc.TC_OK else "an empty list must be nothing to do")
+                continue
             self.bad("bad_list", sig, "'%s' = [] (empty)" % p.name, with_(**{p.name: []}),
                      [tc.INVALID_ARGUMENT], p.name)
         if not lists:

@@ -194,7 +194,8 @@ class DeviceCaller(bad_input.Caller):
                 got[o.name] = ((), tc.FLOAT64, (float(v.value),))
         for p in sig.params:
             if p.mutable and p.name in tensors and tensors[p.name]:
-                got[p.name] = self.read_tensor(tensors[p.name])
+                h = tensors[p.name]
+                got[p.name] = [self.read_tensor(x) for x in h] if isinstance(h, list) else self.read_tensor(h)
         return got
 
 

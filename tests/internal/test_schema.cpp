@@ -331,6 +331,8 @@ const InvalidSignature kInvalidSignatures[] = {
     {"add_(Tensor(a!) self) -> Tensor", "inplace-self", 0},
     {"add_(Tensor(a!) self) -> Tensor(b!)", "inplace-self", 0},
     {"add_() -> ()", "inplace-self", 0},
+    {"f_(Tensor(a!)[] self) -> Tensor(a!)[]", "inplace-self", 0},  // a foreach op returns nothing
+    {"f_(Tensor[] self) -> ()", "inplace-self", 0},
     // bad-overload
     {"add.(Tensor self) -> Tensor", "bad-overload", 5},
     {"add.1x(Tensor self) -> Tensor", "bad-overload", 5},
@@ -355,6 +357,15 @@ TEST(SchemaParse, InvalidSignaturesNameTheRule) {
       EXPECT_EQ(error->column, c.column) << c.text << "\n  message: " << error->message;
     }
   }
+}
+
+TEST(SchemaParse, ForeachInplaceOpTakesAListSelf) {
+  const FunctionSchema s = parse_schema_or_throw(
+      "_amp_foreach_non_finite_check_and_unscale_(Tensor(a!)[] self, Tensor(b!) found_inf, Tensor inv_scale) -> ()");
+  ASSERT_EQ(s.arguments.size(), 3u);
+  EXPECT_TRUE(s.arguments[0].type.is_list);
+  EXPECT_TRUE(s.arguments[0].is_write());
+  EXPECT_TRUE(s.returns.empty());
 }
 
 TEST(SchemaParse, ThrowingVariant) {

@@ -55,3 +55,6 @@ def get_autocast_dtype(device_type):
     from ._dtype import _from_code
     enabled, code, _ = _C.autocast_get(_DEVICE_TYPES[device_type])
     return _from_code(code) if enabled else _DEFAULT_DTYPE[device_type]
+
+
+from ._grad_scaler import GradScaler  # noqa: E402,F401  (torch.amp.GradScaler)

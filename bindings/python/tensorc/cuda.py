@@ -230,12 +230,19 @@ def stream(stream):
 
 
 class _Amp:
-    """torch.cuda.amp's spelling: ``tensorc.cuda.amp.autocast(enabled=True, dtype=float16, cache_enabled=True)``."""
+    """torch.cuda.amp's spelling: ``tensorc.cuda.amp.autocast(enabled=True, dtype=float16, cache_enabled=True)``
+    and ``tensorc.cuda.amp.GradScaler(init_scale=2.**16, ...)``."""
 
     class autocast:
         def __new__(cls, enabled=True, dtype=None, cache_enabled=True):
             from .amp import autocast as _autocast
             return _autocast("cuda", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+
+    class GradScaler:
+        def __new__(cls, init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000,
+                    enabled=True):
+            from .amp import GradScaler as _GradScaler
+            return _GradScaler("cuda", init_scale, growth_factor, backoff_factor, growth_interval, enabled)
 
 
 amp = _Amp()

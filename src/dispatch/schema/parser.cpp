@@ -473,10 +473,14 @@ void check_inplace_self(const std::vector<ParsedArgument>& args, const FunctionS
                         const std::vector<size_t>& return_offsets) {
   if (!schema.name.is_inplace() || schema.kind() == SchemaKind::Out) return;
   const Argument* self = args.empty() ? nullptr : &args[0].arg;
-  const bool ok = self && self->name == "self" && self->type.is_tensor() && !self->type.is_list &&
+  // A list self (ATen's foreach ops: `Tensor(a!)[] self`) writes each of its tensors and returns nothing.
+  const bool list_ok = self && self->type.is_list && schema.returns.empty();
+  const bool ok = self && self->name == "self" && self->type.is_tensor() && (!self->type.is_list || list_ok) &&
                   !self->type.optional && self->is_write();
   if (!ok)
-    fail("inplace-self", "in-place op '" + schema.name.name + "' must take 'Tensor(a!) self' as its first argument",
+    fail("inplace-self",
+         "in-place op '" + schema.name.name +
+             "' must take 'Tensor(a!) self' (or 'Tensor(a!)[] self', returning nothing) as its first argument",
          args.empty() ? 0 : args[0].offset);
   if (schema.returns.empty()) return;
   const Return& r = schema.returns[0];

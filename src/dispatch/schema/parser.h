@@ -19,6 +19,7 @@ namespace tc::schema {
 //   out-annotation   an out function (has write-annotated kwarg-only Tensors) whose
 //                    `out` arguments lack (a!), or a kwarg `out` without (a!)
 //   inplace-self     an in-place op (name ends in '_') whose self is not Tensor(a!)
+//                    (a foreach op may take Tensor(a!)[] self and return nothing)
 //   bad-overload     an overload name that is not an identifier
 //   bad-list-size    T[N] with N < 1
 // Details: lists exist of Tensor, int, float and bool only, and only Tensor?[]
