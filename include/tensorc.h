@@ -889,6 +889,54 @@ TC_API tc_status tc_autocast_pop(int32_t device_type);
  * every region). */
 TC_API tc_status tc_autocast_get(tc_autocast_state* out, int32_t device_type);
 
+/* ---- tracing: record, save, load, replay ------------------------------
+ * While a thread traces, every op it calls is recorded once (a composite's
+ * inner ops are not) into a graph: its inputs (given with tc_trace_input),
+ * the tensors it read from outside (parameters if they require grad, else
+ * constants, shared with the caller until saved) and each op's outputs.
+ * Replaying the graph runs the same ops on new inputs of the same dtypes,
+ * shapes and devices. A graph is immutable, may be run by several threads at
+ * once, and is freed with tc_graph_release. Tracing is per thread and does
+ * not nest. */
+typedef struct tc_graph_s* tc_graph;
+/* Starts tracing on this thread. Errors: TC_ERROR_INVALID_ARGUMENT if it
+ * already traces. */
+TC_API tc_status tc_trace_begin(void);
+/* Makes t (borrowed) the next input of the graph being traced. Errors:
+ * TC_ERROR_INVALID_ARGUMENT when not tracing, for NULL, or for a tensor that
+ * is already a value of the trace. */
+TC_API tc_status tc_trace_input(tc_tensor t);
+/* Ends tracing; *out = a new graph whose outputs are outputs[0..n) (borrowed),
+ * with the ops nothing uses dropped (dead code elimination). On error
+ * tracing has ended all the same and *out is NULL. */
+TC_API tc_status tc_trace_end(tc_graph* out, const tc_tensor* outputs, size_t n_outputs);
+/* Ends tracing without a graph (nothing if this thread does not trace). */
+TC_API tc_status tc_trace_abort(void);
+/* Replays g on inputs[0..n_inputs) (borrowed): outs[0..*n_outs) receive new
+ * references, all or none; outs_cap is checked before running. Errors:
+ * TC_ERROR_INVALID_ARGUMENT for a wrong input count, or an input whose
+ * dtype, shape or device differs from the traced one (naming the input);
+ * any error of the ops replayed. */
+TC_API tc_status tc_graph_run(tc_tensor* outs, size_t outs_cap, size_t* n_outs, tc_graph g, const tc_tensor* inputs,
+                              size_t n_inputs);
+/* The graph as text (TorchScript-like IR), snprintf-style. */
+TC_API tc_status tc_graph_text(char* buf, size_t capacity, size_t* needed, tc_graph g);
+/* The graph in its JSON file format (version 1; docs/architecture.md),
+ * snprintf-style. Parameters and constants are saved with their data. */
+TC_API tc_status tc_graph_to_json(char* buf, size_t capacity, size_t* needed, tc_graph g);
+/* *out = a new graph from the JSON text[0..len). A malformed or hostile file
+ * is TC_ERROR_INVALID_ARGUMENT naming the line or the field. */
+TC_API tc_status tc_graph_from_json(tc_graph* out, const char* text, size_t len);
+TC_API tc_status tc_graph_save(tc_graph g, const char* path);
+TC_API tc_status tc_graph_load(tc_graph* out, const char* path);
+/* Counts: inputs, outputs, recorded ops, warnings (each may be NULL). */
+TC_API tc_status tc_graph_info(size_t* n_inputs, size_t* n_outputs, size_t* n_nodes, size_t* n_warnings, tc_graph g);
+/* *message = warning i (valid while g lives): where the trace depends on its
+ * example inputs (a value read back, a non-tensor result). */
+TC_API tc_status tc_graph_warning(const char** message, tc_graph g, size_t i);
+/* Frees g (NULL: nothing). */
+TC_API void tc_graph_release(tc_graph g);
+
 /** This thread's included and excluded key sets (bit k: key k), as saved by
  *  tc_dispatch_tls_push. */
 typedef struct tc_dispatch_tls_state {

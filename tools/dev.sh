@@ -29,7 +29,8 @@ JOBS=${JOBS:-$(nproc)}
 # builds the benchmarks too, so they cannot rot).
 PACKAGES=(cmake g++ make pkg-config libblis-dev libffi-dev libyaml-cpp-dev libgtest-dev
           libbenchmark-dev libdlpack-dev zlib1g-dev python3 python3-numpy python3-pytest
-          swig python3-dev python3-hypothesis python3-torch libtorch-dev clang-format libsleef-dev)
+          swig python3-dev python3-hypothesis python3-torch libtorch-dev clang-format libsleef-dev
+          nlohmann-json3-dev)
 
 install_missing() {
   local missing=()

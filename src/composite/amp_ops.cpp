@@ -16,8 +16,7 @@ namespace {
 
 void check_one_element(const Tensor& t, ScalarType dtype, const char* op, const char* name) {
   TC_CHECK_ARG(t.defined(), op, ": argument '", name, "' is an undefined tensor");
-  TC_CHECK_ARG(t.numel() == 1, op, ": argument '", name, "' expected a 1-element tensor, got shape ",
-               t.sizes());
+  TC_CHECK_ARG(t.numel() == 1, op, ": argument '", name, "' expected a 1-element tensor, got shape ", t.sizes());
   TC_CHECK_TYPE(t.dtype() == dtype, op, ": argument '", name, "' expected dtype ", dtype, ", got ", t.dtype());
 }
 

@@ -19,8 +19,15 @@ int64_t Tensor::stride(int64_t d) const {
   return strides()[size_t(wrap_dim(d, dim(), "stride"))];
 }
 
+namespace {
+thread_local ItemObserver t_item_observer = nullptr;
+}  // namespace
+
+void set_item_observer(ItemObserver f) { t_item_observer = f; }
+
 Scalar Tensor::item() const {
   TC_CHECK_ARG(defined(), "item: the tensor is undefined");
+  if (t_item_observer) t_item_observer(*this);
   TC_CHECK_ARG(numel() == 1, "item: a tensor with ", numel(), " elements cannot be converted to a Scalar");
   if (is_cpu()) return read_scalar(data_ptr(), dtype());
   // Device memory: one element to the host through the backend (this synchronises).

@@ -70,6 +70,11 @@ class Tensor {
 using TensorList = std::vector<Tensor>;
 using OptionalTensor = std::optional<Tensor>;
 
+// Called by item() on this thread, when set, with the tensor read: the
+// tracer notes that a value read back makes a trace input-dependent.
+using ItemObserver = void (*)(const Tensor&);
+void set_item_observer(ItemObserver f);
+
 // --- core construction helpers (no dispatch) ---
 
 // Uninitialised contiguous tensor. Checks sizes (negative, overflow).

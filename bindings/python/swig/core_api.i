@@ -322,6 +322,105 @@ static PyObject* autocast_get(int device_type) {
   return Py_BuildValue("(OiO)", s.enabled ? Py_True : Py_False, (int)s.dtype, s.cache_enabled ? Py_True : Py_False);
 }
 
+/* ---- tracing ------------------------------------------------------------------ */
+static tc_graph tcpy_graph(PyObject* cap) { return (tc_graph)PyCapsule_GetPointer(cap, "tensorc.graph"); }
+static void tcpy_graph_free(PyObject* cap) { tc_graph_release(tcpy_graph(cap)); }
+static PyObject* tcpy_graph_capsule(tc_status st, tc_graph g) {
+  if (st != TC_OK) return tcpy_check(st);
+  PyObject* cap = PyCapsule_New(g, "tensorc.graph", tcpy_graph_free);
+  if (!cap) tc_graph_release(g);
+  return cap;
+}
+typedef tc_status (*tcpy_graph_string_fn)(char*, size_t, size_t*, tc_graph);
+static PyObject* tcpy_graph_string(tcpy_graph_string_fn fn, PyObject* cap) {
+  tc_graph g = tcpy_graph(cap);
+  if (!g) return NULL;
+  size_t needed = 0;
+  tc_status st = fn(NULL, 0, &needed, g);
+  if (st != TC_OK) return tcpy_check(st);
+  char* buf = (char*)PyMem_Malloc(needed + 1);
+  if (!buf) return PyErr_NoMemory();
+  st = fn(buf, needed + 1, &needed, g);
+  PyObject* r = st == TC_OK ? PyUnicode_FromString(buf) : tcpy_check(st);
+  PyMem_Free(buf);
+  return r;
+}
+static PyObject* trace_begin(void) { return tcpy_check(tc_trace_begin()); }
+static PyObject* trace_abort(void) { return tcpy_check(tc_trace_abort()); }
+static PyObject* trace_input(PyObject* t) {
+  tc_tensor h = tcpy_handle(t, "jit.trace");
+  return h ? tcpy_check(tc_trace_input(h)) : NULL;
+}
+static PyObject* trace_end(PyObject* outputs) {
+  Py_ssize_t n = 0;
+  tc_tensor* hs = tcpy_handles(outputs, &n, "jit.trace", "outputs");
+  if (PyErr_Occurred()) {
+    tc_trace_abort();
+    return NULL;
+  }
+  tc_graph g = NULL;
+  tc_status st = tc_trace_end(&g, hs, (size_t)n);
+  tcpy_release_tensor_list(hs, (size_t)n);
+  return tcpy_graph_capsule(st, g);
+}
+/* (inputs, outputs, nodes, [warnings]) of a graph. */
+static PyObject* graph_info(PyObject* cap) {
+  tc_graph g = tcpy_graph(cap);
+  if (!g) return NULL;
+  size_t ni = 0, no = 0, nn = 0, nw = 0;
+  tc_status st = tc_graph_info(&ni, &no, &nn, &nw, g);
+  if (st != TC_OK) return tcpy_check(st);
+  PyObject* warnings = PyList_New((Py_ssize_t)nw);
+  for (size_t i = 0; warnings && i < nw; ++i) {
+    const char* m = NULL;
+    tc_graph_warning(&m, g, i);
+    PyObject* w = PyUnicode_FromString(m ? m : "");
+    if (!w) Py_CLEAR(warnings);
+    else PyList_SET_ITEM(warnings, (Py_ssize_t)i, w);
+  }
+  if (!warnings) return NULL;
+  return Py_BuildValue("(nnnN)", (Py_ssize_t)ni, (Py_ssize_t)no, (Py_ssize_t)nn, warnings);
+}
+static PyObject* graph_text(PyObject* cap) { return tcpy_graph_string(tc_graph_text, cap); }
+static PyObject* graph_to_json(PyObject* cap) { return tcpy_graph_string(tc_graph_to_json, cap); }
+static PyObject* graph_from_json(PyObject* text) {
+  Py_ssize_t len = 0;
+  const char* s = PyUnicode_AsUTF8AndSize(text, &len);
+  if (!s) return NULL;
+  tc_graph g = NULL;
+  tc_status st = tc_graph_from_json(&g, s, (size_t)len);
+  return tcpy_graph_capsule(st, g);
+}
+static PyObject* graph_run(PyObject* cap, PyObject* inputs) {
+  tc_graph g = tcpy_graph(cap);
+  if (!g) return NULL;
+  size_t no = 0;
+  tc_status st = tc_graph_info(NULL, &no, NULL, NULL, g);
+  if (st != TC_OK) return tcpy_check(st);
+  Py_ssize_t ni = 0;
+  tc_tensor* is = tcpy_handles(inputs, &ni, "jit graph", "inputs");
+  if (PyErr_Occurred()) return NULL;
+  tc_tensor* outs = (tc_tensor*)PyMem_Calloc(no ? no : 1, sizeof(tc_tensor));
+  if (!outs) {
+    tcpy_release_tensor_list(is, (size_t)ni);
+    return PyErr_NoMemory();
+  }
+  size_t n = 0;
+  Py_BEGIN_ALLOW_THREADS
+  st = tc_graph_run(outs, no, &n, g, is, (size_t)ni);
+  Py_END_ALLOW_THREADS
+  tcpy_release_tensor_list(is, (size_t)ni);
+  PyObject* result = st == TC_OK ? PyTuple_New((Py_ssize_t)n) : tcpy_check(st);
+  for (size_t i = 0; i < n; ++i) {
+    PyObject* t = tcpy_wrap(outs[i]); /* consumes the reference */
+    if (result && t) PyTuple_SET_ITEM(result, (Py_ssize_t)i, t);
+    else Py_XDECREF(t);
+  }
+  PyMem_Free(outs);
+  if (PyErr_Occurred()) Py_CLEAR(result);
+  return result;
+}
+
 /* ---- generators and threads --------------------------------------------- */
 static void tcpy_generator_free(PyObject* cap) {
   tc_generator_release((tc_generator)PyCapsule_GetPointer(cap, "tensorc.generator"));
@@ -532,6 +631,15 @@ PyObject* grad_mode_pop(void);
 PyObject* autocast_push(int device_type, int dtype, bool enabled, bool cache_enabled);
 PyObject* autocast_pop(int device_type);
 PyObject* autocast_get(int device_type);
+PyObject* trace_begin(void);
+PyObject* trace_abort(void);
+PyObject* trace_input(PyObject* t);
+PyObject* trace_end(PyObject* outputs);
+PyObject* graph_info(PyObject* cap);
+PyObject* graph_text(PyObject* cap);
+PyObject* graph_to_json(PyObject* cap);
+PyObject* graph_from_json(PyObject* text);
+PyObject* graph_run(PyObject* cap, PyObject* inputs);
 PyObject* generator_create(unsigned long long seed);
 PyObject* generator_default(void);
 PyObject* generator_seed(PyObject* cap);
