@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-60}
 JOBS=${JOBS:-$(nproc)}
-TARGETS=(fuzz_schema fuzz_op_call fuzz_dlpack)
+TARGETS=(fuzz_schema fuzz_op_call fuzz_dlpack fuzz_graph)
 
 if [[ -n ${FUZZ_BUILD:-} ]]; then
   BUILD=$FUZZ_BUILD
