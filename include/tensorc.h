@@ -840,13 +840,16 @@ typedef tc_status (*tc_boxed_kernel)(tc_dispatch_ctx ctx, const tc_value* args, 
                                      size_t outs_cap, size_t* n_outs, void* user_data);
 
 /** Registers a boxed kernel for one operator and key. user_data_free (may be
- *  NULL) runs when the kernel is replaced for good or at exit. */
+ *  NULL) runs once, when the kernel is replaced for good; a kernel still
+ *  registered at exit keeps its user_data. On error user_data_free is not
+ *  called: user_data stays the caller's. */
 TC_API tc_status tc_library_impl_boxed(const char* op, tc_dispatch_key key, tc_boxed_kernel fn, void* user_data,
                                        void (*user_data_free)(void*));
 
 /** Registers a boxed fallback for a runtime key: it runs for every operator
  *  that has no kernel of its own for that key. fn == NULL registers a
- *  fallthrough (the key is skipped). */
+ *  fallthrough (the key is skipped). user_data_free as for
+ *  tc_library_impl_boxed. */
 TC_API tc_status tc_library_fallback(tc_dispatch_key key, tc_boxed_kernel fn, void* user_data,
                                      void (*user_data_free)(void*));
 

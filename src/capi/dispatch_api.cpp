@@ -222,12 +222,16 @@ void import_results(const tc_value* outs, size_t n, Stack* st) {
 }
 
 struct BoxedCKernel {
-  tc_boxed_kernel fn;
-  void* user_data;
-  void (*free_fn)(void*);
+  BoxedCKernel(tc_boxed_kernel f, void* data, void (*free)(void*)) : fn(f), user_data(data), free_fn(free) {}
+  // One owner (the registration's shared_ptr) frees user_data, once: no copies.
+  BoxedCKernel(const BoxedCKernel&) = delete;
+  BoxedCKernel& operator=(const BoxedCKernel&) = delete;
   ~BoxedCKernel() {
     if (free_fn) free_fn(user_data);
   }
+  tc_boxed_kernel fn;
+  void* user_data;
+  void (*free_fn)(void*);
 };
 
 void call_boxed_c(const OperatorEntry& op, DispatchKeySet ks, Stack* stack, void* ctx) {
@@ -250,12 +254,26 @@ void call_boxed_c(const OperatorEntry& op, DispatchKeySet ks, Stack* stack, void
 }
 
 KernelFunction make_boxed_c(tc_boxed_kernel fn, void* user_data, void (*free_fn)(void*)) {
-  auto k = std::make_shared<BoxedCKernel>(BoxedCKernel{fn, user_data, free_fn});
+  auto k = std::make_shared<BoxedCKernel>(fn, user_data, free_fn);
   KernelFunction kf;
   kf.boxed = &call_boxed_c;
   kf.ctx = k.get();
   kf.ctx_owner = k;
   return kf;
+}
+
+// Registers with `reg`; if that fails, user_data stays the caller's (its
+// free function is not called), as the header promises.
+template <class Register>
+void register_boxed_c(tc_boxed_kernel fn, void* user_data, void (*free_fn)(void*), Register reg) {
+  KernelFunction kf = make_boxed_c(fn, user_data, free_fn);
+  auto* k = static_cast<BoxedCKernel*>(kf.ctx);
+  try {
+    reg(std::move(kf));
+  } catch (...) {
+    k->free_fn = nullptr;
+    throw;
+  }
 }
 
 void run_boxed(tc_value* outs, size_t cap, size_t* n_outs, const OperatorEntry& op, const tc_value* args, size_t nargs,
@@ -329,7 +347,9 @@ TC_API tc_status tc_library_impl_boxed(const char* op, tc_dispatch_key key, tc_b
   DispatchKey k = to_key(key, "tc_library_impl_boxed", true);
   Dispatcher& d = Dispatcher::singleton();
   OperatorEntry& entry = d.find_or_throw(op);
-  d.register_kernel(entry, k, make_boxed_c(fn, user_data, user_data_free), "boxed C kernel via tc_library_impl_boxed");
+  register_boxed_c(fn, user_data, user_data_free, [&](KernelFunction kf) {
+    d.register_kernel(entry, k, std::move(kf), "boxed C kernel via tc_library_impl_boxed");
+  });
   TC_CAPI_END("tc_library_impl_boxed")
 }
 
@@ -337,8 +357,13 @@ TC_API tc_status tc_library_fallback(tc_dispatch_key key, tc_boxed_kernel fn, vo
                                      void (*user_data_free)(void*)) {
   TC_CAPI_BEGIN
   DispatchKey k = to_key(key, "tc_library_fallback", false);
-  KernelFunction kf = fn ? make_boxed_c(fn, user_data, user_data_free) : KernelFunction::make_fallthrough();
-  Dispatcher::singleton().register_fallback(k, std::move(kf), fn ? "boxed C fallback" : "fallthrough");
+  if (!fn) {
+    Dispatcher::singleton().register_fallback(k, KernelFunction::make_fallthrough(), "fallthrough");
+  } else {
+    register_boxed_c(fn, user_data, user_data_free, [&](KernelFunction kf) {
+      Dispatcher::singleton().register_fallback(k, std::move(kf), "boxed C fallback");
+    });
+  }
   TC_CAPI_END("tc_library_fallback")
 }
 

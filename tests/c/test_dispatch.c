@@ -158,6 +158,28 @@ static void test_builtin_boxed(void) {
   tc_tensor_release(b);
 }
 
+static int user_data_frees = 0;
+static void count_free(void* p) {
+  (void)p;
+  ++user_data_frees;
+}
+
+/* user_data_free runs once, when the registration is replaced, and never
+ * for a registration that failed (user_data stays the caller's). */
+static void test_user_data_ownership(void) {
+  CHECK(tc_library_fallback(TC_KEY_BATCHED, tracer_fallback, &user_data_frees, count_free) == TC_OK);
+  CHECK(user_data_frees == 0);
+  CHECK(tc_library_fallback(TC_KEY_BATCHED, tracer_fallback, &user_data_frees, NULL) == TC_OK);
+  CHECK(user_data_frees == 1);
+  CHECK(tc_library_fallback(TC_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, tracer_fallback, NULL, count_free) ==
+        TC_ERROR_INVALID_ARGUMENT);
+  CHECK(tc_library_impl_boxed("no_such::op", TC_KEY_CPU, tracer_fallback, NULL, count_free) != TC_OK);
+  CHECK(user_data_frees == 1);
+  CHECK(tc_library_def("myops::owned(Tensor self) -> Tensor") == TC_OK);
+  CHECK(tc_library_impl_boxed("myops::owned", TC_KEY_CPU, tracer_fallback, NULL, count_free) == TC_OK);
+  CHECK(user_data_frees == 1); /* registered: kept until replaced */
+}
+
 static void test_fallbacks(void) {
   tc_tensor a = vec3(1, 2, 3), b = vec3(1, 1, 1), c = NULL;
   CHECK(tc_library_fallback(TC_KEY_TRACER, tracer_fallback, NULL, NULL) == TC_OK);
@@ -538,6 +560,7 @@ int main(void) {
   test_runtime_op();
   test_builtin_boxed();
   test_fallbacks();
+  test_user_data_ownership();
   test_autocast();
   test_backend_library();
   printf("%d passed, %d failed\n", passes, failures);
