@@ -16,6 +16,8 @@
 //  - tensorc/autograd.hpp  grad mode guards, autograd::grad, custom functions, gradcheck
 //  - tensorc/device.hpp    device runtime, Stream, Event, DeviceGuard, StreamGuard
 //  - tensorc/amp.hpp       AutocastGuard (mixed precision)
+//  - tensorc/library.hpp   the dispatcher: Library (ops and kernels in C++),
+//                          call_op, IValue, Include/ExcludeDispatchKeyGuard
 #ifndef TENSORC_HPP
 #define TENSORC_HPP
 
@@ -31,5 +33,6 @@
 #include "tensorc/autograd.hpp"
 #include "tensorc/device.hpp"
 #include "tensorc/amp.hpp"
+#include "tensorc/library.hpp"
 
 #endif  // TENSORC_HPP

@@ -33,6 +33,10 @@
 //! - [`autograd`]: `backward`, `grad()`, [`autograd::NoGradGuard`],
 //!   [`autograd::grad`], custom functions from closures
 //!   ([`autograd::Function`]), gradcheck.
+//! - [`library`]: the dispatcher: ops defined at run time, kernels and
+//!   fallbacks from closures, [`library::op_call`] by name, redispatch, and
+//!   the scoped [`library::IncludeDispatchKeyGuard`] /
+//!   [`library::ExcludeDispatchKeyGuard`].
 //! - [`device`]: the device runtime (count, current device, synchronize),
 //!   streams, events and [`device::StreamGuard`].
 //! - [`sys`]: the raw C ABI.
@@ -43,6 +47,7 @@ pub mod autograd;
 pub mod device;
 mod error;
 mod index;
+pub mod library;
 mod operators;
 pub mod sys;
 mod tensor;

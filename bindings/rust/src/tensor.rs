@@ -517,6 +517,7 @@ impl<T: Element> TryFrom<Vec<T>> for Tensor {
 
 /// A random-number generator (a Philox stream): `ops::randn(&[2], &gen, ...)`.
 /// Thread-safe in tensorc, so `Send` and `Sync`.
+#[repr(transparent)] // a borrowed handle can be seen as a &Generator
 pub struct Generator {
     raw: NonNull<sys::tc_generator_s>,
 }
@@ -541,6 +542,15 @@ impl Generator {
     /// The handle, borrowed.
     pub fn as_raw(&self) -> sys::tc_generator {
         self.raw.as_ptr()
+    }
+
+    /// A borrowed handle seen as a `&Generator` (no reference taken).
+    ///
+    /// # Safety
+    /// `*raw` is a valid, non-NULL handle that outlives the borrow.
+    pub(crate) unsafe fn borrow_raw(raw: &sys::tc_generator) -> &Generator {
+        debug_assert!(!raw.is_null());
+        &*(raw as *const sys::tc_generator as *const Generator)
     }
 
     /// Reseeds and restarts the stream.

@@ -332,7 +332,7 @@ unsafe extern "C" fn payload_destroy(payload: *mut c_void) {
 /// status to report it with), and the thread's last error is kept as it was,
 /// since that `Drop` may call tensorc and fail while a failing call of the
 /// caller's is on its way back.
-fn drop_from_c<T>(value: T) {
+pub(crate) fn drop_from_c<T>(value: T) {
     let code = unsafe { sys::tc_last_error_code() };
     let saved = (code != sys::TC_OK).then(|| unsafe { CStr::from_ptr(sys::tc_last_error_message()) }.to_owned());
     if let Err(p) = catch_unwind(AssertUnwindSafe(move || drop(value))) {

@@ -253,7 +253,7 @@ fn grad_impl(
 // ---- panics in callbacks ------------------------------------------------------
 
 /// The message of a caught panic.
-fn panic_message(p: &(dyn Any + Send)) -> String {
+pub(crate) fn panic_message(p: &(dyn Any + Send)) -> String {
     if let Some(s) = p.downcast_ref::<&str>() {
         (*s).to_string()
     } else if let Some(s) = p.downcast_ref::<String>() {
@@ -279,7 +279,7 @@ fn run_callback(who: &str, f: impl FnOnce() -> Result<()>) -> sys::tc_status {
 }
 
 /// A C array of n elements as a slice (empty for NULL or n == 0).
-unsafe fn slice_or_empty<'a, T>(p: *const T, n: usize) -> &'a [T] {
+pub(crate) unsafe fn slice_or_empty<'a, T>(p: *const T, n: usize) -> &'a [T] {
     if p.is_null() || n == 0 {
         &[]
     } else {
@@ -290,6 +290,7 @@ unsafe fn slice_or_empty<'a, T>(p: *const T, n: usize) -> &'a [T] {
 // ---- custom functions: function.rs -------------------------------------------
 
 mod function;
+pub(crate) use function::drop_from_c;
 pub use function::{Function, FunctionCtx, Value};
 
 // ---- gradcheck ----------------------------------------------------------------
