@@ -34,5 +34,6 @@
 #include "tensorc/device.hpp"
 #include "tensorc/amp.hpp"
 #include "tensorc/library.hpp"
+#include "tensorc/jit.hpp"
 
 #endif  // TENSORC_HPP

@@ -37,6 +37,8 @@
 //!   fallbacks from closures, [`library::op_call`] by name, redispatch, and
 //!   the scoped [`library::IncludeDispatchKeyGuard`] /
 //!   [`library::ExcludeDispatchKeyGuard`].
+//! - [`jit`]: traced graphs: record with [`jit::Trace`], load a saved graph,
+//!   run it ([`jit::Graph`]).
 //! - [`device`]: the device runtime (count, current device, synchronize),
 //!   streams, events and [`device::StreamGuard`].
 //! - [`sys`]: the raw C ABI.
@@ -47,6 +49,7 @@ pub mod autograd;
 pub mod device;
 mod error;
 mod index;
+pub mod jit;
 pub mod library;
 mod operators;
 pub mod sys;

@@ -133,6 +133,11 @@ pub struct tc_function_ctx_s {
 pub struct tc_dispatch_ctx_s {
     _private: [u8; 0],
 }
+#[repr(C)]
+pub struct tc_graph_s {
+    _private: [u8; 0],
+}
+pub type tc_graph = *mut tc_graph_s;
 
 pub type tc_tensor = *mut tc_tensor_s;
 pub type tc_generator = *mut tc_generator_s;
@@ -521,6 +526,32 @@ extern "C" {
     pub fn tc_autocast_push(state: *const tc_autocast_state) -> tc_status;
     pub fn tc_autocast_pop(device_type: i32) -> tc_status;
     pub fn tc_autocast_get(out: *mut tc_autocast_state, device_type: i32) -> tc_status;
+    pub fn tc_trace_begin() -> tc_status;
+    pub fn tc_trace_input(t: tc_tensor) -> tc_status;
+    pub fn tc_trace_end(out: *mut tc_graph, outputs: *const tc_tensor, n_outputs: usize) -> tc_status;
+    pub fn tc_trace_abort() -> tc_status;
+    pub fn tc_graph_run(
+        outs: *mut tc_tensor,
+        outs_cap: usize,
+        n_outs: *mut usize,
+        g: tc_graph,
+        inputs: *const tc_tensor,
+        n_inputs: usize,
+    ) -> tc_status;
+    pub fn tc_graph_text(buf: *mut c_char, capacity: usize, needed: *mut usize, g: tc_graph) -> tc_status;
+    pub fn tc_graph_to_json(buf: *mut c_char, capacity: usize, needed: *mut usize, g: tc_graph) -> tc_status;
+    pub fn tc_graph_from_json(out: *mut tc_graph, text: *const c_char, len: usize) -> tc_status;
+    pub fn tc_graph_save(g: tc_graph, path: *const c_char) -> tc_status;
+    pub fn tc_graph_load(out: *mut tc_graph, path: *const c_char) -> tc_status;
+    pub fn tc_graph_info(
+        n_inputs: *mut usize,
+        n_outputs: *mut usize,
+        n_nodes: *mut usize,
+        n_warnings: *mut usize,
+        g: tc_graph,
+    ) -> tc_status;
+    pub fn tc_graph_warning(message: *mut *const c_char, g: tc_graph, i: usize) -> tc_status;
+    pub fn tc_graph_release(g: tc_graph);
     pub fn tc_op_dump_table(buf: *mut c_char, capacity: usize, needed: *mut usize, op: *const c_char) -> tc_status;
     pub fn tc_op_schema(buf: *mut c_char, capacity: usize, needed: *mut usize, op: *const c_char) -> tc_status;
     pub fn tc_dispatch_set_counting(enabled: bool);
