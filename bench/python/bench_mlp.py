@@ -3,7 +3,11 @@
 momentum 0.9, cross-entropy), written the same way with tensorc.nn/optim and
 with Debian's torch 1.13, interleaved in one process.
 
-    PYTHONPATH=build/python /usr/bin/python3 bench/python/bench_mlp.py [--trials 7]
+    PYTHONPATH=build/python /usr/bin/python3 bench/python/bench_mlp.py [--trials 7] [--autocast]
+
+--autocast runs each step's forward pass and loss under CPU bfloat16
+autocast on both sides (tensorc.autocast("cpu") and torch.autocast("cpu",
+dtype=torch.bfloat16)): the linear layers in bfloat16, the loss in float32.
 
 Both run on the same 1437 training rows of examples/data/digits.csv.gz, in the
 same batch order, one thread each. The table gives the median epoch time over
@@ -34,7 +38,7 @@ def load():
     return x[order], y[order]
 
 
-def make_epoch(lib, x, y, batch=32):
+def make_epoch(lib, x, y, batch=32, amp=False):
     nn, optim = lib.nn, lib.optim
     lib.manual_seed(0)
     model = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10))
@@ -42,11 +46,17 @@ def make_epoch(lib, x, y, batch=32):
     opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     batches = [(lib.tensor(x[i:i + batch]), lib.tensor(y[i:i + batch])) for i in range(0, len(x), batch)]
 
+    def forward(xb, yb):
+        if not amp:
+            return loss_fn(model(xb), yb)
+        with lib.autocast("cpu", dtype=lib.bfloat16):
+            return loss_fn(model(xb), yb)
+
     def epoch():
         total = 0.0
         for xb, yb in batches:
             opt.zero_grad()
-            loss = loss_fn(model(xb), yb)
+            loss = forward(xb, yb)
             loss.backward()
             opt.step()
             total += loss.item()
@@ -57,11 +67,13 @@ def make_epoch(lib, x, y, batch=32):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--trials", type=int, default=7)
+    parser.add_argument("--autocast", action="store_true", help="forward and loss under CPU bfloat16 autocast")
     args = parser.parse_args()
     torch.set_num_threads(1)
     tensorc.set_num_threads(1)
     x, y = load()
-    epochs = {"tensorc": make_epoch(tensorc, x, y), "torch": make_epoch(torch, x, y)}
+    epochs = {"tensorc": make_epoch(tensorc, x, y, amp=args.autocast),
+              "torch": make_epoch(torch, x, y, amp=args.autocast)}
     for run in epochs.values():  # warm up
         run()
     times = {name: [] for name in epochs}
@@ -74,8 +86,8 @@ def main():
     med = {n: statistics.median(t) for n, t in times.items()}
     print("| digits MLP epoch (45 steps of 32) | tensorc ms | torch ms | tensorc / torch |")
     print("|---|---|---|---|")
-    print("| 64-64-10, SGD momentum, 1 thread | {:.1f} ({:.1f}–{:.1f}) | {:.1f} ({:.1f}–{:.1f}) | {:.2f} |".format(
-        med["tensorc"], min(times["tensorc"]), max(times["tensorc"]), med["torch"], min(times["torch"]),
+    print("| 64-64-10, SGD momentum, 1 thread{} | {:.1f} ({:.1f}–{:.1f}) | {:.1f} ({:.1f}–{:.1f}) | {:.2f} |".format(
+        ", bfloat16 autocast" if args.autocast else "", med["tensorc"], min(times["tensorc"]), max(times["tensorc"]), med["torch"], min(times["torch"]),
         max(times["torch"]), med["tensorc"] / med["torch"]))
     print("\n{} trials; last epoch's mean loss: tensorc {:.4f}, torch {:.4f}".format(
         args.trials, losses["tensorc"], losses["torch"]))
