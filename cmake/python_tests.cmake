@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Tests run by Debian's /usr/bin/python3 (never the first python3 on PATH,
-# which may not see Debian's packages).
+# which may not see Debian's packages), or by a virtual environment made from
+# it with --system-site-packages (tools/dev.sh test: build-venv, which adds
+# onnxruntime from PyPI).
 #
 # Under AddressSanitizer the interpreter itself is not instrumented, so the
 # ASan runtime must be preloaded before it loads libtensorc; leak detection is
@@ -8,7 +10,7 @@
 # libstdc++ is preloaded too: ASan's __cxa_throw interceptor binds the real
 # function at start-up, and python3 itself does not link libstdc++.
 # The C and C++ suites keep leak detection on.
-set(TC_TEST_PYTHON /usr/bin/python3)
+set(TC_TEST_PYTHON /usr/bin/python3 CACHE FILEPATH "the interpreter that runs the Python tests")
 
 # Environment for test programs that are not instrumented themselves (python3,
 # the install-tree consumers) but load an instrumented libtensorc.

@@ -30,7 +30,7 @@ JOBS=${JOBS:-$(nproc)}
 PACKAGES=(cmake g++ make pkg-config libblis-dev libffi-dev libyaml-cpp-dev libgtest-dev
           libbenchmark-dev libdlpack-dev zlib1g-dev python3 python3-numpy python3-pytest
           swig python3-dev python3-hypothesis python3-torch libtorch-dev clang-format libsleef-dev
-          nlohmann-json3-dev)
+          nlohmann-json3-dev python3-onnx python3-venv)
 
 install_missing() {
   local missing=()
@@ -49,6 +49,13 @@ install_missing() {
 find_cargo() {
   [[ -x $HOME/.cargo/bin/cargo ]] && export PATH="$HOME/.cargo/bin:$PATH"
   command -v cargo >/dev/null 2>&1 || install_missing cargo rustfmt
+}
+
+# What Debian lacks, from PyPI, into build-venv (Debian's python3 with its
+# packages visible): onnxruntime, which runs the models tensorc.onnx exports.
+python_venv() {
+  [[ -x build-venv/bin/python3 ]] || /usr/bin/python3 -m venv --system-site-packages build-venv
+  build-venv/bin/python3 -c "import onnxruntime" 2>/dev/null || build-venv/bin/pip install -q onnxruntime
 }
 
 configure_and_build() {  # dir, extra cmake args...
@@ -84,8 +91,9 @@ case "${1:-}" in
   test)
     install_missing "${PACKAGES[@]}"
     find_cargo
-    configure_and_build build -DTC_RUST=ON -DTC_PYTHON=ON -DTC_BUILD_BENCH=ON
-    run_tests build
+    python_venv
+    configure_and_build build -DTC_RUST=ON -DTC_PYTHON=ON -DTC_BUILD_BENCH=ON -DTC_TEST_PYTHON="$ROOT/build-venv/bin/python3"
+    (export TC_REQUIRE_ONNXRUNTIME=1; run_tests build)  # the release pass runs the exported models
     asan_pass
     install_missing clang libclang-rt-dev libomp-dev
     tools/intsan.sh

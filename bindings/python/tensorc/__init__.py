@@ -30,7 +30,8 @@ from ._interop import from_dlpack
 from ._numeric import isclose, allclose, equal
 from ._serialization import save, load
 from . import autograd, backends, cuda, nn, optim, overrides
-from . import amp, cpu, jit  # noqa: F401
+from . import amp, cpu, jit, library  # noqa: F401
 from .amp import autocast, is_autocast_enabled, get_autocast_dtype
+from . import onnx  # noqa: F401  (imports the onnx package only when exporting)
 
 __version__ = _C.version_string()
