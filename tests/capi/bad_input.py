@@ -136,6 +136,13 @@ TENSOR_VALUES = {
     "_amp_update_scale_": {"self": ((1,), tc.FLOAT32), "growth_tracker": ((1,), tc.INT32),
                            "found_inf": ((1,), tc.FLOAT32)},
 }
+_VEC2 = ((2,), tc.FLOAT32)
+_BOOL_MASK = ((2, 2), tc.BOOL)
+TENSOR_VALUES.update({
+    "dot": {"self": _VEC2, "tensor": _VEC2}, "mv": {"vec": _VEC2}, "outer": {"self": _VEC2, "vec2": _VEC2},
+    "ger": {"self": _VEC2, "vec2": _VEC2}, "masked_fill": {"mask": _BOOL_MASK, "value": ((), tc.FLOAT32)},
+    "masked_fill_": {"mask": _BOOL_MASK, "value": ((), tc.FLOAT32)},
+})
 # Foreach ops, which take an empty list as nothing to do (as ATen's do).
 EMPTY_LIST_OK = {"_amp_foreach_non_finite_check_and_unscale_"}
 # Index arguments: one index (value 1) into the dims of size 2.

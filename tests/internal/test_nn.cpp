@@ -142,7 +142,7 @@ Vals numeric_grad(const std::function<double()>& f, Tensor& x, double eps = 1e-6
 }
 
 // sum(w * y) in double.
-double dot(const Tensor& w, const Tensor& y) {
+double weighted_sum(const Tensor& w, const Tensor& y) {
   Vals a = values(w), b = values(y);
   EXPECT_EQ(a.size(), b.size());
   double s = 0;
@@ -275,7 +275,7 @@ TEST(NnSoftmax, BackwardMatchesFiniteDifferences) {
       };
       Tensor y = fwd(x);
       Tensor g = log ? tc::_log_softmax_backward_data(w, y, dim, F64) : tc::_softmax_backward_data(w, y, dim, F64);
-      expect_values(g, numeric_grad([&] { return dot(w, fwd(x)); }, x), 0, 1e-7);
+      expect_values(g, numeric_grad([&] { return weighted_sum(w, fwd(x)); }, x), 0, 1e-7);
       // Non-contiguous grad_output and output give the same result.
       Tensor wp = tc::contiguous(tc::permute(w, {2, 1, 0}));
       Tensor yp = tc::contiguous(tc::permute(y, {2, 1, 0}));
@@ -408,8 +408,9 @@ TEST(NnNllLoss, BackwardMatchesFiniteDifferences) {
       Tensor g = red == kNone ? random({3}, F64, 50) : make({1.7}, {});
       auto [out, total] = tc::nll_loss_forward(x, t, wo, red, -100);
       Tensor gi = tc::nll_loss_backward(g, x, t, wo, red, -100, total);
-      expect_values(gi, numeric_grad([&] { return dot(g, std::get<0>(tc::nll_loss_forward(x, t, wo, red, -100))); }, x),
-                    0, 1e-7);
+      expect_values(
+          gi, numeric_grad([&] { return weighted_sum(g, std::get<0>(tc::nll_loss_forward(x, t, wo, red, -100))); }, x),
+          0, 1e-7);
       // Non-contiguous self.
       expect_values(tc::nll_loss_backward(g, noncontig(x), t, wo, red, -100, total), values(gi), 0);
     }
@@ -419,9 +420,10 @@ TEST(NnNllLoss, BackwardMatchesFiniteDifferences) {
   Tensor t0 = make_int({2}, {});
   auto [out, total] = tc::nll_loss_forward(x, t0, w, kMean, -100);
   Tensor g = make({0.3}, {});
-  expect_values(tc::nll_loss_backward(g, x, t0, w, kMean, -100, total),
-                numeric_grad([&] { return dot(g, std::get<0>(tc::nll_loss_forward(x, t0, w, kMean, -100))); }, x), 0,
-                1e-8);
+  expect_values(
+      tc::nll_loss_backward(g, x, t0, w, kMean, -100, total),
+      numeric_grad([&] { return weighted_sum(g, std::get<0>(tc::nll_loss_forward(x, t0, w, kMean, -100))); }, x), 0,
+      1e-8);
   // float32.
   Tensor xf = random({3, 4}, F32, 61);
   auto [o32, tw32] = tc::nll_loss_forward(xf, t, w.to(F32), kMean, -100);
@@ -581,7 +583,7 @@ TEST(NnMseLoss, ValuesAndBackward) {
     Tensor a = random({3, 4}, F64, 90), b = random({3, 4}, F64, 91);
     Tensor g = red == kNone ? random({3, 4}, F64, 92) : make({0.7}, {});
     Tensor gi = tc::mse_loss_backward(g, a, b, red);
-    expect_values(gi, numeric_grad([&] { return dot(g, tc::mse_loss(a, b, red)); }, a), 0, 1e-7);
+    expect_values(gi, numeric_grad([&] { return weighted_sum(g, tc::mse_loss(a, b, red)); }, a), 0, 1e-7);
     expect_values(tc::mse_loss_backward(g, noncontig(a), b, red), values(gi), 1e-15);
   }
   EXPECT_EQ(error_naming("mse_loss", "self", [&] { tc::mse_loss(make_int({1}, {1}), make_int({2}, {1})); }),
@@ -768,7 +770,7 @@ TEST(NnLayerNorm, BackwardMatchesFiniteDifferences) {
     Tensor g = random({3, 2, 5}, F64, 113);
     std::optional<Tensor> wo = affine ? std::optional<Tensor>(w) : std::nullopt;
     std::optional<Tensor> bo = affine ? std::optional<Tensor>(b) : std::nullopt;
-    auto loss = [&] { return dot(g, std::get<0>(tc::native_layer_norm(x, {2, 5}, wo, bo, 1e-5))); };
+    auto loss = [&] { return weighted_sum(g, std::get<0>(tc::native_layer_norm(x, {2, 5}, wo, bo, 1e-5))); };
     auto [out, mean, rstd] = tc::native_layer_norm(x, {2, 5}, wo, bo, 1e-5);
     auto [dx, dw, db] = tc::native_layer_norm_backward(g, x, {2, 5}, mean, rstd, wo, bo, {true, true, true});
     expect_values(dx, numeric_grad(loss, x), 0, 1e-7);
@@ -902,7 +904,7 @@ TEST(NnEmbedding, DenseBackward) {
   // Against finite differences of the forward.
   Tensor w = random({5, 4}, F64, 141), g = random({2, 3, 4}, F64, 142);
   expect_values(tc::embedding_dense_backward(g, idx, 5, -1, false),
-                numeric_grad([&] { return dot(g, tc::embedding(w, idx)); }, w), 0, 1e-8);
+                numeric_grad([&] { return weighted_sum(g, tc::embedding(w, idx)); }, w), 0, 1e-8);
   EXPECT_EQ(
       error_naming("embedding_dense_backward", "indices", [&] { tc::embedding_dense_backward(g, idx, 3, -1, false); }),
       ErrorCode::Index);
@@ -953,7 +955,7 @@ TEST(NnActivationBackward, MatchFiniteDifferences) {
   Tensor x = random({3, 5}, F64, 160, -3, 3);
   Tensor g = random({3, 5}, F64, 161);
   auto check = [&](Tensor got, const std::function<Tensor(const Tensor&)>& f) {
-    expect_values(got, numeric_grad([&] { return dot(g, f(x)); }, x), 0, 1e-7);
+    expect_values(got, numeric_grad([&] { return weighted_sum(g, f(x)); }, x), 0, 1e-7);
   };
   check(tc::sigmoid_backward(g, tc::sigmoid(x)), [](const Tensor& v) { return tc::sigmoid(v); });
   check(tc::tanh_backward(g, tc::tanh(x)), [](const Tensor& v) { return tc::tanh(v); });
