@@ -7,6 +7,7 @@
  *   core_api.i     the hand-written C API (metadata, autograd, generators)
  *   interop.i      NumPy buffers and DLPack capsules
  *   function.i     custom autograd functions written in Python
+ *   library.i      the dispatcher: ops, kernels and fallbacks in Python
  *   ops.i          (generated) every op entry point of tensorc_ops.h
  * Built with -threads: each op wrapper releases the GIL around its C call. */
 %module(package="tensorc", threads="1") _C
@@ -40,6 +41,7 @@ typedef struct tc_device tc_device;
 %include "core_api.i"
 %include "interop.i"
 %include "function.i"
+%include "library.i"
 
 %thread;
 %include "ops.i"
