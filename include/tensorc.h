@@ -839,17 +839,21 @@ typedef struct tc_dispatch_ctx_s* tc_dispatch_ctx;
 typedef tc_status (*tc_boxed_kernel)(tc_dispatch_ctx ctx, const tc_value* args, size_t nargs, tc_value* outs,
                                      size_t outs_cap, size_t* n_outs, void* user_data);
 
-/** Registers a boxed kernel for one operator and key. user_data_free (may be
- *  NULL) runs once, when the kernel is replaced for good; a kernel still
- *  registered at exit keeps its user_data. On error user_data_free is not
- *  called: user_data stays the caller's. */
+/** Registers a boxed kernel for one operator and key (the newest
+ *  registration for a key is the one that runs; older ones stay registered
+ *  beneath it and keep their user_data). user_data_free (may be NULL) runs
+ *  once, when the registration is dropped; a registration still there at
+ *  exit keeps its user_data. On error user_data_free is not called:
+ *  user_data stays the caller's. Replacing a kernel or fallback while
+ *  another thread is inside it is not supported. */
 TC_API tc_status tc_library_impl_boxed(const char* op, tc_dispatch_key key, tc_boxed_kernel fn, void* user_data,
                                        void (*user_data_free)(void*));
 
 /** Registers a boxed fallback for a runtime key: it runs for every operator
  *  that has no kernel of its own for that key. fn == NULL registers a
- *  fallthrough (the key is skipped). user_data_free as for
- *  tc_library_impl_boxed. */
+ *  fallthrough (the key is skipped). A new fallback drops the previous one
+ *  for that key, whose user_data_free runs then. Replacing the Tracer
+ *  fallback replaces the tracer (tc_trace_* then record nothing). */
 TC_API tc_status tc_library_fallback(tc_dispatch_key key, tc_boxed_kernel fn, void* user_data,
                                      void (*user_data_free)(void*));
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <utility>
 
+#include "tracer/tracer.h"
 #include "autograd/variable.h"
 #include "core/error.h"
 #include "dispatch/tls.h"
@@ -75,7 +76,9 @@ int64_t cache_size() { return int64_t(local().cache.size()); }
 Tensor cast(const Tensor& t, ScalarType to, DeviceType d) {
   if (!eligible(t, d) || t.dtype() == to) return t;
   ThreadState& ts = local();
-  const bool cache = state(d).cache_enabled && t.requires_grad() && autograd::is_leaf(t);
+  // Not while tracing: a cached cast comes back without an op, and the trace
+  // would capture the stale copy instead of recording the cast of the weight.
+  const bool cache = state(d).cache_enabled && t.requires_grad() && autograd::is_leaf(t) && !tracer::is_tracing();
   if (!cache) return tc::_to_copy(t, to);
   const auto key = std::make_pair(static_cast<const void*>(t.impl()), to);
   auto it = ts.cache.find(key);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // tc_trace_* and tc_graph_*: tracing (src/tracer/) from C.
 #include <fstream>
-#include <sstream>
+#include <string>
 
 #include "capi/handles.h"
 #include "tracer/tracer.h"
@@ -129,12 +129,18 @@ TC_API tc_status tc_graph_load(tc_graph* out, const char* path) {
   TC_CAPI_NULL_CHECK(path, fn, "path");
   std::ifstream f(path, std::ios::binary);
   TC_CHECK_ARG(bool(f), fn, ": cannot open '", path, "'");
-  std::ostringstream text;
-  text << f.rdbuf();
+  // Read in blocks up to a bound, so a device file or a FIFO cannot grow the buffer without end.
+  constexpr size_t kMaxGraphFile = size_t(1) << 32;
+  std::string text;
+  char block[1 << 16];
+  while (f.read(block, sizeof block) || f.gcount() > 0) {
+    text.append(block, size_t(f.gcount()));
+    TC_CHECK_ARG(text.size() <= kMaxGraphFile, fn, ": '", path, "' is larger than 4 GiB");
+  }
   try {
-    *out = new_graph(tc::tracer::Graph::from_json(text.str()));
+    *out = new_graph(tc::tracer::Graph::from_json(text));
   } catch (const tc::Error& e) {
-    TC_FAIL(InvalidArgument, path, ": ", e.what());
+    throw tc::Error(e.code(), tc::str(path, ": ", e.what()));  // keep the category (OutOfMemory, a device error)
   }
   TC_CAPI_END(fn)
 }

@@ -25,6 +25,14 @@ void check_same_device(const Tensor& t, const Tensor& reference, const char* op,
                reference.device(), " (where the scale is), got one on ", t.device());
 }
 
+// A dim of stride 0 and size > 1: several elements in one place (as the loop
+// planner refuses for a written tensor), found before anything is written.
+bool is_expanded(const Tensor& t) {
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (t.size(d) > 1 && t.stride(d) == 0) return true;
+  return false;
+}
+
 }  // namespace
 
 // For each gradient g: found_inf becomes 1 if g holds an inf or a NaN, and g
@@ -43,14 +51,19 @@ void _amp_foreach_non_finite_check_and_unscale_(const std::vector<Tensor>& self,
                   " has dtype ", g.dtype());
     TC_CHECK_ARG(g.device() == inv_scale.device(), op, ": argument 'self' expected tensors on ", inv_scale.device(),
                  " (where the scale is), element ", i, " is on ", g.device());
+    TC_CHECK_ARG(!is_expanded(g), op, ": argument 'self' element ", i,
+                 " has elements that share memory (an expanded tensor), which cannot be unscaled in place");
   }
-  const Tensor one = tc::ones_like(found_inf);
+  // 0-dim views of the 1-element tensors: they broadcast into a gradient of any shape, 0-dim included.
+  const Tensor inv = tc::reshape(inv_scale, IntArrayRef());
+  Tensor found = tc::reshape(found_inf, IntArrayRef());
+  const Tensor one = tc::ones_like(found);
   for (const Tensor& g : self) {
     if (g.numel() == 0) continue;
     const Tensor non_finite = tc::logical_not(tc::all(tc::isfinite(g)));  // 0-dim bool, on the device
-    tc::copy_(found_inf, tc::where(non_finite, one, found_inf));
+    tc::copy_(found, tc::where(non_finite, one, found));
     Tensor out = g;
-    out.mul_(inv_scale);
+    out.mul_(inv);
   }
 }
 
@@ -70,18 +83,20 @@ Tensor& _amp_update_scale_(Tensor& self, Tensor& growth_tracker, const Tensor& f
   TC_CHECK_ARG(growth_interval > 0 && growth_interval <= std::numeric_limits<int32_t>::max(), op,
                ": argument 'growth_interval' expected a positive int32, got ", growth_interval);
 
-  const Tensor found = tc::ne(found_inf, Scalar(0.0));
-  const Tensor scale = self.to(ScalarType::Float64);
+  // Everything on 0-dim views, so 1-element tensors of any shape ([1], [], [1, 1]) mix.
+  Tensor scale0 = tc::reshape(self, IntArrayRef()), tracker0 = tc::reshape(growth_tracker, IntArrayRef());
+  const Tensor found = tc::ne(tc::reshape(found_inf, IntArrayRef()), Scalar(0.0));
+  const Tensor scale = scale0.to(ScalarType::Float64);
   const Tensor backed_off = tc::mul(scale, Scalar(scale_backoff_factor)).to(ScalarType::Float32);
   const Tensor grown = tc::mul(scale, Scalar(scale_growth_factor)).to(ScalarType::Float32);
-  const Tensor successful = tc::add(growth_tracker, Scalar(int64_t(1)));
+  const Tensor successful = tc::add(tracker0, Scalar(int64_t(1)));
   const Tensor at_interval = tc::eq(successful, Scalar(growth_interval));
   const Tensor grow = tc::logical_and(at_interval, tc::isfinite(grown));
-  const Tensor new_scale = tc::where(found, backed_off, tc::where(grow, grown, self));
-  const Tensor zero = tc::zeros_like(growth_tracker);
+  const Tensor new_scale = tc::where(found, backed_off, tc::where(grow, grown, scale0));
+  const Tensor zero = tc::zeros_like(tracker0);
   const Tensor new_tracker = tc::where(tc::logical_or(found, at_interval), zero, successful);
-  tc::copy_(self, new_scale);
-  tc::copy_(growth_tracker, new_tracker);
+  tc::copy_(scale0, new_scale);  // through the views: into self and growth_tracker
+  tc::copy_(tracker0, new_tracker);
   return self;
 }
 

@@ -74,15 +74,32 @@ std::string constant_text(const IValue& v) {
 
 std::string value_name(int64_t id) { return id < 0 ? "None" : "%" + std::to_string(id); }
 
-bool writes_an_argument(const Node& n) {
+// A node kept even when nothing reads its outputs: it writes an argument,
+// or it draws random numbers (dropping it would shift later draws).
+bool has_effects(const Node& n) {
   for (const auto& a : n.op->schema().arguments)
-    if (a.is_write()) return true;
+    if (a.is_write() || a.type.base == schema::BaseType::Generator) return true;
   return false;
 }
 
 }  // namespace
 
+bool Graph::writes_captured() const {
+  std::vector<bool> is_captured(values.size(), false);
+  for (const Captured& c : captured) is_captured[size_t(c.value)] = true;
+  for (const Node& n : nodes)
+    for (size_t i = 0; i < n.args.size(); ++i)
+      if (n.op->schema().arguments[i].is_write())
+        for (int64_t id : n.args[i].values)
+          if (id >= 0 && is_captured[size_t(id)]) return true;
+  return false;
+}
+
 std::vector<Tensor> Graph::run(const std::vector<Tensor>& given) const {
+  // A graph that writes a captured tensor (a buffer updated in place) holds
+  // state: its runs take turns.
+  std::unique_lock<std::mutex> turn;
+  if (serialize_runs_) turn = std::unique_lock<std::mutex>(*run_mutex_);
   TC_CHECK_ARG(given.size() == inputs.size(), "graph run: expected ", inputs.size(), " input(s), got ", given.size());
   std::vector<Tensor> env(values.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -136,8 +153,13 @@ std::vector<Tensor> Graph::run(const std::vector<Tensor>& given) const {
     if (n.op->schema().returns.empty()) made = std::move(written);
     TC_CHECK(made.size() == n.outputs.size(), Runtime, "graph run: ", n.op->name(), " made ", made.size(),
              " tensor(s) where the trace recorded ", n.outputs.size(), " (a data-dependent output count)");
-    for (size_t i = 0; i < made.size(); ++i)
-      if (n.outputs[i] >= 0) env[size_t(n.outputs[i])] = std::move(made[i]);
+    for (size_t i = 0; i < made.size(); ++i) {
+      if (n.outputs[i] < 0) continue;
+      // A file may name an output the op did not compute (a backward's output_mask).
+      TC_CHECK(made[i].defined(), Runtime, "graph run: ", n.op->name(), " did not compute its output ", i, " (value ",
+               n.outputs[i], "), which the graph uses");
+      env[size_t(n.outputs[i])] = std::move(made[i]);
+    }
   }
   std::vector<Tensor> out;
   for (int64_t id : outputs) out.push_back(env[size_t(id)]);
@@ -150,7 +172,7 @@ size_t Graph::eliminate_dead_code() {
   std::vector<bool> keep(nodes.size(), false);
   for (size_t k = nodes.size(); k-- > 0;) {
     const Node& n = nodes[k];
-    bool live = writes_an_argument(n);
+    bool live = has_effects(n);
     for (int64_t id : n.outputs) live = live || (id >= 0 && used[size_t(id)]);
     if (!live) continue;
     keep[k] = true;
@@ -219,6 +241,8 @@ void Graph::validate(const char* where) const {
   }
   for (size_t i = 0; i < outputs.size(); ++i) use(outputs[i], "outputs[" + std::to_string(i) + "]");
 }
+
+void Graph::finish() { serialize_runs_ = writes_captured(); }
 
 std::string Graph::text() const {
   std::ostringstream os;

@@ -11,6 +11,8 @@
 // (graph_json.cpp, the format is documented there).
 #pragma once
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -60,10 +62,16 @@ class Graph {
   int64_t add_value(const Tensor& t);
 
   // The outputs for new inputs of the traced dtypes, shapes and devices
-  // (anything else is an InvalidArgument naming the input).
+  // (anything else is an InvalidArgument naming the input). Several threads
+  // may run a graph at once; a graph that writes a captured tensor (a buffer
+  // updated in place) runs one call at a time.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs) const;
+  // Whether a node writes a captured tensor.
+  bool writes_captured() const;
+  // Called once the graph is complete (after tracing or loading).
+  void finish();
   // Drops nodes whose outputs nothing uses (outputs or a later node), unless
-  // they write an argument. Returns how many were dropped.
+  // they write an argument or draw random numbers. Returns how many were dropped.
   size_t eliminate_dead_code();
   // Checks every id refers to a value defined before its use, that each
   // node's arguments match its schema, and that outputs are defined.
@@ -73,6 +81,10 @@ class Graph {
   std::string text() const;
   std::string to_json() const;
   static Graph from_json(std::string_view text);  // validated; errors name the line or the field
+
+ private:
+  bool serialize_runs_ = false;
+  std::unique_ptr<std::mutex> run_mutex_ = std::make_unique<std::mutex>();
 };
 
 // The op's name as the graph prints it: "aten::add.Tensor" for a built-in

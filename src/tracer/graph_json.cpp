@@ -167,6 +167,7 @@ const json& member(const json& j, const char* key, const std::string& field) {
 
 int64_t as_int(const json& j, const std::string& field) {
   if (!j.is_number_integer()) bad(field, "expected an integer");
+  if (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(INT64_MAX)) bad(field, "an integer beyond int64");
   return j.get<int64_t>();
 }
 
@@ -406,6 +407,7 @@ Graph Graph::from_json(std::string_view text) {
     for (size_t i = 0; i < w.size(); ++i) g.warnings.push_back(as_string(w[i], at("warnings", i)));
   }
   g.validate(kWhere);
+  g.finish();
   return g;
 }
 

@@ -17,6 +17,7 @@ struct State {
   std::vector<Tensor> keep;  // every tensor in `ids` stays alive, so no address is reused while tracing
   std::set<std::string> warned;
   bool tracer_was_included = false;
+  int running_below = 0;  // > 0 while a recorded op runs: its own item() calls are not the caller's
 
   void warn(const std::string& key, const std::string& message) {
     if (warned.insert(key).second) graph.warnings.push_back(message);
@@ -36,8 +37,14 @@ struct State {
     return id;
   }
 
-  NodeArg arg_of(const IValue& v, const OperatorEntry& op) {
+  NodeArg arg_of(const IValue& v, const schema::Argument& schema_arg, const OperatorEntry& op) {
     NodeArg a;
+    if (v.is_tensor() && !schema_arg.type.is_tensor()) {  // a 0-dim tensor given for a Scalar: its value
+      warn("scalar:" + op.name(),
+           op.name() + ": argument '" + schema_arg.name + "' was a tensor read as a number; the graph keeps its value");
+      a.constant = IValue(v.to_tensor().item());
+      return a;
+    }
     switch (v.tag()) {
       case IValue::Tag::Tensor:
         a.kind = NodeArg::Kind::Value;
@@ -66,7 +73,7 @@ thread_local std::unique_ptr<State> t_state;
 
 void record_item(const Tensor& t) {
   State* s = t_state.get();
-  if (!s) return;
+  if (!s || s->running_below) return;
   auto it = s->ids.find(t.impl());
   if (it == s->ids.end()) return;
   for (const Captured& c : s->graph.captured)
@@ -95,7 +102,7 @@ void trace_fallback(const OperatorEntry& op, DispatchKeySet ks, Stack* stack, vo
   std::vector<Tensor> written;  // an op that returns nothing: the tensors it writes
   for (size_t i = 0; i < n_args; ++i) {
     const IValue& v = (*stack)[base + i];
-    node.args.push_back(s->arg_of(v, op));
+    node.args.push_back(s->arg_of(v, schema.arguments[i], op));
     if (schema.returns.empty() && schema.arguments[i].is_write()) {
       if (v.is_tensor()) written.push_back(v.to_tensor());
       if (v.tag() == IValue::Tag::TensorList)
@@ -104,6 +111,11 @@ void trace_fallback(const OperatorEntry& op, DispatchKeySet ks, Stack* stack, vo
   }
   {
     ExcludeDispatchKeyGuard g(DispatchKey::Tracer);
+    struct RunningBelow {
+      State* s;
+      explicit RunningBelow(State* state) : s(state) { ++s->running_below; }
+      ~RunningBelow() { --s->running_below; }
+    } running(s);
     op.call_boxed(below, stack);
   }
   std::vector<Tensor> made;
@@ -181,6 +193,7 @@ Graph end(const std::vector<Tensor>& outputs) {
   Graph g = std::move(s.graph);
   stop();
   g.eliminate_dead_code();
+  g.finish();
   return g;
 }
 

@@ -196,6 +196,8 @@ static void test_hostile_files(void) {
        NULL, "unknown device"},
       {"\"values\": [], \"inputs\": [5], \"constants\": [], \"nodes\": [], \"outputs\": []}", NULL,
        "inputs[0]: value 5 is out of range"},
+      {"\"values\": [], \"inputs\": [18446744073709551615], \"constants\": [], \"nodes\": [], \"outputs\": []}", NULL,
+       "inputs[0]: an integer beyond int64"},
       {"\"values\": [{\"dtype\": \"float32\", \"shape\": [2], \"device\": \"cpu\"}], \"inputs\": [], "
        "\"constants\": [{\"value\": 0, \"kind\": \"constant\", \"data\": \"AAAA\"}], \"nodes\": [], \"outputs\": [0]}",
        NULL, "constants[0].data: holds 3 bytes"},

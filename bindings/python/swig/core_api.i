@@ -359,7 +359,12 @@ static PyObject* trace_end(PyObject* outputs) {
     return NULL;
   }
   tc_graph g = NULL;
-  tc_status st = tc_trace_end(&g, hs, (size_t)n);
+  tc_status st;
+  /* Without the GIL: tensorc may take its registry lock, under which a replaced
+   * Python kernel is released (which takes the GIL). */
+  Py_BEGIN_ALLOW_THREADS
+  st = tc_trace_end(&g, hs, (size_t)n);
+  Py_END_ALLOW_THREADS
   tcpy_release_tensor_list(hs, (size_t)n);
   return tcpy_graph_capsule(st, g);
 }
@@ -388,7 +393,10 @@ static PyObject* graph_from_json(PyObject* text) {
   const char* s = PyUnicode_AsUTF8AndSize(text, &len);
   if (!s) return NULL;
   tc_graph g = NULL;
-  tc_status st = tc_graph_from_json(&g, s, (size_t)len);
+  tc_status st;
+  Py_BEGIN_ALLOW_THREADS /* as trace_end: op lookups take the registry lock */
+  st = tc_graph_from_json(&g, s, (size_t)len);
+  Py_END_ALLOW_THREADS
   return tcpy_graph_capsule(st, g);
 }
 static PyObject* graph_run(PyObject* cap, PyObject* inputs) {

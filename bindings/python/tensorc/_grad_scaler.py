@@ -99,9 +99,9 @@ class GradScaler:
             return
         self._check_scale("unscale_")
         state = self._per_optimizer_states[id(optimizer)]
-        if state["stage"] is _UNSCALED:
+        if state["stage"] == _UNSCALED:
             raise RuntimeError("unscale_() has already been called on this optimizer since the last update().")
-        if state["stage"] is _STEPPED:
+        if state["stage"] == _STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
         inv_scale = self._scale.double().reciprocal().float()
         state["found_inf_per_device"] = self._unscale_grads(optimizer, inv_scale, False)
@@ -115,9 +115,9 @@ class GradScaler:
             raise RuntimeError("Closure use is not currently supported if GradScaler is enabled.")
         self._check_scale("step")
         state = self._per_optimizer_states[id(optimizer)]
-        if state["stage"] is _STEPPED:
+        if state["stage"] == _STEPPED:
             raise RuntimeError("step() has already been called since the last update().")
-        if state["stage"] is _READY:
+        if state["stage"] == _READY:
             self.unscale_(optimizer)
         if not state["found_inf_per_device"]:
             raise RuntimeError("No inf checks were recorded for this optimizer.")

@@ -61,9 +61,30 @@ class _Builder:
     def rank(self, vid):
         return len(self.values[vid]["shape"])
 
+    def dtype(self, vid):
+        return self.values[vid]["dtype"]
+
+    def as_dtype(self, vid, dtype):
+        """Value vid's name, through a Cast when its dtype is not `dtype` (ONNX does not promote)."""
+        if self.dtype(vid) == dtype:
+            return _v(vid)
+        return self.node("Cast", [_v(vid)], to=_onnx_type(dtype))
+
+    def scalar_of(self, value, dtype):
+        np_dtype = _DTYPES[dtype][1]
+        if np_dtype is None:
+            raise _Unmappable(f"a {dtype} scalar")
+        return self.const(_np.asarray(value, dtype=np_dtype), "scalar")
+
 
 class _Unmappable(Exception):
     pass
+
+
+def _onnx_type(dtype):
+    if dtype not in _DTYPES:
+        raise _Unmappable(f"dtype {dtype}")
+    return _DTYPES[dtype][0]
 
 
 def _arg(a):
@@ -80,15 +101,18 @@ def _v(name):
     return f"v{name}"
 
 
-def _binary(op_type, scalar_second=False):
+def _binary(op_type):
+    """An arithmetic op computed in the output's dtype (torch's type promotion:
+    int64 x + 0.5 is float32, integer / integer is float32)."""
     def emit(b, args, outs):
         (_, x), (k, y) = _arg(args[0]), _arg(args[1])
-        rhs = _v(y) if k == "value" else b.scalar_like(y, x)
+        dtype = b.dtype(outs[0])
+        rhs = b.as_dtype(y, dtype) if k == "value" else b.scalar_of(y, dtype)
         if len(args) > 2:  # alpha
             _, alpha = _arg(args[2])
             if alpha != 1:
-                rhs = b.node("Mul", [rhs, b.scalar_like(alpha, x)])
-        b.node(op_type, [_v(x), rhs], [_v(outs[0])])
+                rhs = b.node("Mul", [rhs, b.scalar_of(alpha, dtype)])
+        b.node(op_type, [b.as_dtype(x, dtype), rhs], [_v(outs[0])])
     return emit
 
 
@@ -116,9 +140,9 @@ def _addmm(b, args, outs):
 
 
 def _softmax(op_type):
-    def emit(b, args, outs):
+    def emit(b, args, outs):  # a dtype argument (or half_to_float): computed in the output's dtype
         x, dim = _arg(args[0])[1], _arg(args[1])[1]
-        b.node(op_type, [_v(x)], [_v(outs[0])], axis=int(dim))
+        b.node(op_type, [b.as_dtype(x, b.dtype(outs[0]))], [_v(outs[0])], axis=int(dim))
     return emit
 
 
@@ -133,13 +157,15 @@ def _layer_norm(b, args, outs):
     b.node("LayerNormalization", inputs, [_v(outs[0])], axis=-len(shape), epsilon=eps)
 
 
-def _reshape(b, args, outs):
-    b.node("Reshape", [_v(_arg(args[0])[1]), b.ints(_arg(args[1])[1])], [_v(outs[0])])
+def _reshape(b, args, outs):  # allowzero: a 0 in the shape is a size 0, as in torch
+    b.node("Reshape", [_v(_arg(args[0])[1]), b.ints(_arg(args[1])[1])], [_v(outs[0])], allowzero=1)
 
 
 def _transpose(b, args, outs):
     x, d0, d1 = _arg(args[0])[1], _arg(args[1])[1], _arg(args[2])[1]
     n = b.rank(x)
+    if n == 0:
+        return b.node("Identity", [_v(x)], [_v(outs[0])])
     perm = list(range(n))
     d0, d1 = d0 % n, d1 % n
     perm[d0], perm[d1] = perm[d1], perm[d0]
@@ -184,18 +210,25 @@ def _split(b, args, outs):
     b.node("Split", [_v(x), b.ints(sizes)], [_v(o) for o in outs], axis=int(dim))
 
 
-def _reduce_sum(b, args, outs):
+def _reduce_sum(b, args, outs):  # summed in the output's dtype (int64 for integers and bool, as torch)
     x, dims = _arg(args[0])[1], _arg(args[1])[1]
     keep = int(bool(_arg(args[2])[1]))
-    axes = [] if _arg(args[1])[0] == "none" else [b.ints(dims)]  # none: every dim
-    b.node("ReduceSum", [_v(x)] + axes, [_v(outs[0])], keepdims=keep)
+    axes = [] if _arg(args[1])[0] == "none" or not dims else [b.ints(dims)]  # none or []: every dim
+    b.node("ReduceSum", [b.as_dtype(x, b.dtype(outs[0]))] + axes, [_v(outs[0])], keepdims=keep)
 
 
 def _reduce_mean(b, args, outs):  # opset 17: axes is an attribute
     x, dims = _arg(args[0])[1], _arg(args[1])[1]
     keep = int(bool(_arg(args[2])[1]))
-    attrs = {"axes": list(dims)} if _arg(args[1])[0] != "none" else {}
-    b.node("ReduceMean", [_v(x)], [_v(outs[0])], keepdims=keep, **attrs)
+    attrs = {"axes": list(dims)} if _arg(args[1])[0] != "none" and dims else {}
+    b.node("ReduceMean", [b.as_dtype(x, b.dtype(outs[0]))], [_v(outs[0])], keepdims=keep, **attrs)
+
+
+def _reduce_all(op_type):
+    def emit(b, args, outs):  # sum(self, dtype) / mean(self, dtype): every dim, in the output's dtype
+        x = _arg(args[0])[1]
+        b.node(op_type, [b.as_dtype(x, b.dtype(outs[0]))], [_v(outs[0])], keepdims=0)
+    return emit
 
 
 def _to_copy(b, args, outs):
@@ -204,7 +237,7 @@ def _to_copy(b, args, outs):
     if kind == "none":
         b.node("Identity", [_v(x)], [_v(outs[0])])
     else:
-        b.node("Cast", [_v(x)], [_v(outs[0])], to=_DTYPES[dtype][0])
+        b.node("Cast", [_v(x)], [_v(outs[0])], to=_onnx_type(dtype))
 
 
 def _cat(b, args, outs):
@@ -223,7 +256,8 @@ def _embedding(b, args, outs):
 
 def _pow_scalar(b, args, outs):
     x, e = _arg(args[0])[1], _arg(args[1])[1]
-    b.node("Pow", [_v(x), b.scalar_like(e, x)], [_v(outs[0])])
+    dtype = b.dtype(outs[0])
+    b.node("Pow", [b.as_dtype(x, dtype), b.scalar_of(e, dtype)], [_v(outs[0])])
 
 
 _MAP = {
@@ -240,7 +274,7 @@ _MAP = {
     "transpose.int": _transpose, "permute": _permute, "t": _t,
     "contiguous": _unary("Identity"), "clone": _unary("Identity"), "alias": _unary("Identity"),
     "detach": _unary("Identity"), "split.Tensor": _split, "sum.dim_IntList": _reduce_sum,
-    "mean.dim": _reduce_mean, "_to_copy": _to_copy, "cat": _cat, "unsqueeze": _unsqueeze,
+    "mean.dim": _reduce_mean, "sum": _reduce_all("ReduceSum"), "mean": _reduce_all("ReduceMean"), "_to_copy": _to_copy, "cat": _cat, "unsqueeze": _unsqueeze,
     "embedding": _embedding, "pow.Tensor_Scalar": _pow_scalar,
 }
 
@@ -253,7 +287,7 @@ _MAP["matmul"] = _MAP["bmm"] = _MAP["mm"] = _matmul
 
 
 def _value_info(helper, name, info):
-    code = _DTYPES[info["dtype"]][0]
+    code = _onnx_type(info["dtype"])
     return helper.make_tensor_value_info(name, code, info["shape"])
 
 
@@ -261,8 +295,8 @@ def export(model, args, f, input_names=None, output_names=None, opset_version=OP
     """Writes `model` (a function, an nn.Module or a tensorc.jit.TracedFunction)
     traced on `args` (a tensor or a tuple of tensors) as an ONNX model to `f`
     (a path or a binary file object). Returns the onnx.ModelProto."""
-    if opset_version < OPSET:
-        raise ValueError(f"onnx.export: opset_version must be {OPSET} or newer, got {opset_version}")
+    if opset_version != OPSET:  # the mappings use opset 17's forms (ReduceMean's axes attribute...)
+        raise ValueError(f"onnx.export: opset_version must be {OPSET}, got {opset_version}")
     try:
         import onnx
         import onnx.numpy_helper  # noqa: F401  (a submodule the package does not import)
@@ -279,8 +313,8 @@ def export(model, args, f, input_names=None, output_names=None, opset_version=OP
     if missing:
         raise NotImplementedError("onnx.export: no ONNX mapping for " + ", ".join(missing))
     for v in values:
-        if v["dtype"] == "bfloat16":
-            raise NotImplementedError("onnx.export: bfloat16 values are not exported (cast to float32 first)")
+        if v["dtype"] == "bfloat16" or v["dtype"] not in _DTYPES:
+            raise NotImplementedError(f"onnx.export: {v['dtype']} values are not exported (cast to float32 first)")
 
     b = _Builder(onnx, values)
     for c in graph["constants"]:
@@ -291,8 +325,8 @@ def export(model, args, f, input_names=None, output_names=None, opset_version=OP
         name = node["op"].split("::", 1)[-1]
         try:
             _MAP[name](b, node["args"], node["outputs"])
-        except _Unmappable as e:
-            raise NotImplementedError(f"onnx.export: {name}: {e}") from None
+        except (_Unmappable, KeyError) as e:
+            raise NotImplementedError(f"onnx.export: {name}: cannot map {e}") from None
 
     in_names = list(input_names or [f"input{i}" for i in range(len(graph["inputs"]))])
     out_names = list(output_names or [f"output{i}" for i in range(len(graph["outputs"]))])

@@ -220,3 +220,21 @@ def test_cuda_scaler_matches_the_cpu_one():
         results.append((scaler.get_scale(), model.weight.detach().cpu().numpy()))
     assert results[0][0] == results[1][0]
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-5, atol=1e-6)
+
+
+def test_one_element_tensors_of_any_shape_mix():
+    g = tensorc.tensor(8.0)  # a 0-dim gradient (a scalar parameter's)
+    found = tensorc.zeros(1)
+    tensorc._amp_foreach_non_finite_check_and_unscale_([g], found, tensorc.tensor([0.25]))
+    assert g.item() == 2.0 and found.item() == 0.0
+    scale, tracker = tensorc.tensor([4.0]), tensorc.tensor(1, dtype=tensorc.int32)  # [1] and 0-dim
+    tensorc._amp_update_scale_(scale, tracker, tensorc.zeros(1, 1), 2.0, 0.5, 2)
+    assert scale.item() == 8.0 and tracker.item() == 0
+
+
+def test_an_expanded_gradient_is_refused_before_anything_is_written():
+    first, expanded = tensorc.tensor([float("inf")]), tensorc.ones(1).expand(3)
+    found = tensorc.zeros(1)
+    with pytest.raises(tensorc.Error, match="share memory"):
+        tensorc._amp_foreach_non_finite_check_and_unscale_([first, expanded], found, tensorc.tensor([0.5]))
+    assert found.item() == 0.0 and first.item() == INF

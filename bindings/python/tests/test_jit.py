@@ -120,3 +120,27 @@ def test_autocast_casts_are_recorded():
     assert "aten::_to_copy(" in traced.code and "bfloat16" in traced.code
     got = traced(x)  # replayed outside any autocast region: the recorded casts still apply
     assert got.dtype == tensorc.bfloat16 and tensorc.equal(got, want)
+
+
+def test_autocast_cache_is_bypassed_while_tracing():
+    model = _mlp()
+    x = tensorc.randn(5, 4)
+    with tensorc.autocast("cpu"):
+        model(x)  # fills the cast cache with bfloat16 copies of the weights
+        traced = tensorc.jit.trace(model, x)
+    captures = [line for line in traced.code.splitlines() if "prim::" in line]
+    assert len(captures) == 4 and all("float32" in line for line in captures)  # the weights, not cached copies
+    assert traced.code.count("aten::_to_copy(") >= 5  # the weights' casts are recorded, not cached copies
+
+
+def test_a_kernels_own_reads_do_not_warn_and_random_ops_stay():
+    def f(x):
+        noise = tensorc.rand(3)  # unused, but dropping it would shift the generator's later draws
+        return x.clone().fill_(x.sum()), noise * 0 if False else x + 1
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # fill_ reads its 0-dim value inside the kernel: not the caller's item()
+        traced = tensorc.jit.trace(f, tensorc.ones(3))
+    assert traced.warnings == [] and "aten::rand(" in traced.code
+    a, b = traced(tensorc.full((3,), 2.0))
+    assert a.tolist() == [6.0, 6.0, 6.0] and b.tolist() == [3.0, 3.0, 3.0]

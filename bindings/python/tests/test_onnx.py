@@ -95,7 +95,21 @@ def test_unmappable_ops_are_listed(tmp_path):
 
 def test_export_checks_its_arguments(tmp_path):
     model = _digits_mlp()
-    with pytest.raises(ValueError, match="opset_version must be 17"):
+    with pytest.raises(ValueError, match="opset_version must be 17, got 13"):
         tensorc.onnx.export(model, tensorc.rand(2, 64), str(tmp_path / "m.onnx"), opset_version=13)
     with pytest.raises(ValueError, match="input_names"):
         tensorc.onnx.export(model, tensorc.rand(2, 64), str(tmp_path / "m.onnx"), input_names=["a", "b"])
+
+
+@needs_ort
+def test_type_promotion_follows_torch():
+    def f(i, x):
+        return i + 0.5, i / 2, (i * x).sum(), F.softmax(x, dim=0, dtype=tensorc.float64), i.sum()
+
+    i, x = tensorc.tensor([1, 2, 3]), tensorc.tensor([0.5, -1.0, 2.0])
+    buf = io.BytesIO()
+    tensorc.onnx.export(f, (i, x), buf)
+    got = _run(buf.getvalue(), {"input0": i.numpy(), "input1": x.numpy()})
+    for g, w in zip(got, f(i, x)):
+        assert g.dtype == w.numpy().dtype
+        np.testing.assert_allclose(g, w.numpy(), rtol=1e-6)

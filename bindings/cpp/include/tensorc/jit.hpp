@@ -31,8 +31,8 @@ class Graph {
     detail::check(tc_graph_from_json(&g, text.data(), text.size()));
     return Graph(g);
   }
-  // Takes ownership of a graph handle.
-  static Graph adopt(tc_graph g) noexcept { return Graph(g); }
+  // Takes ownership of a graph handle (released even if this throws).
+  static Graph adopt(tc_graph g) { return Graph(g); }
 
   // The outputs for new inputs of the traced dtypes, shapes and devices.
   std::vector<Tensor> run(TensorList inputs) const {
@@ -59,7 +59,8 @@ class Graph {
   // Where the trace depends on its example inputs.
   std::vector<std::string> warnings() const {
     std::vector<std::string> w;
-    for (size_t i = 0; i < info().warnings; ++i) {
+    const size_t n = info().warnings;
+    for (size_t i = 0; i < n; ++i) {
       const char* m = nullptr;
       detail::check(tc_graph_warning(&m, g_.get(), i));
       w.emplace_back(m);
