@@ -103,8 +103,9 @@ static void test_trace_and_replay(void) {
   free(a);
   free(b2);
   remove(path);
-  CHECK_FAILS_WITH(tc_graph_load(&loaded, "no/such/graph.json"), TC_ERROR_INVALID_ARGUMENT, "cannot open");
   tc_graph_release(loaded);
+  CHECK_FAILS_WITH(tc_graph_load(&loaded, "no/such/graph.json"), TC_ERROR_INVALID_ARGUMENT, "cannot open");
+  CHECK(loaded == NULL); /* a failed load leaves no graph */
 
   tc_tensor_release(wrong);
   tc_tensor_release(want);
