@@ -170,7 +170,8 @@ size_t Graph::eliminate_dead_code() {
   std::vector<bool> used(values.size(), false);
   for (int64_t id : outputs) used[size_t(id)] = true;
   std::vector<bool> keep(nodes.size(), false);
-  for (size_t k = nodes.size(); k-- > 0;) {
+  for (size_t k = nodes.size(); k > 0;) {  // last node first (no unsigned wrap: the integer sanitizer checks)
+    --k;
     const Node& n = nodes[k];
     bool live = has_effects(n);
     for (int64_t id : n.outputs) live = live || (id >= 0 && used[size_t(id)]);
