@@ -378,29 +378,16 @@ fn to_c_args(args: &[Arg<'_>]) -> Result<CArgs> {
         let mut v = sys::tc_value::none();
         match *a {
             Arg::None => {}
-            Arg::Tensor(t) => {
-                v.tag = sys::TC_VALUE_TENSOR;
-                v.u.tensor = t.as_raw();
-            }
-            Arg::Int(i) => {
-                v.tag = sys::TC_VALUE_INT;
-                v.u.i = i;
-            }
-            Arg::Float(f) => {
-                v.tag = sys::TC_VALUE_FLOAT;
-                v.u.f = f;
-            }
-            Arg::Bool(b) => {
-                v.tag = sys::TC_VALUE_BOOL;
-                v.u.b = b;
-            }
-            Arg::Scalar(s) => {
-                v.tag = sys::TC_VALUE_SCALAR;
-                v.u.scalar = s.to_c();
-            }
+            Arg::Tensor(t) => v = sys::tc_value::tensor(t.as_raw()),
+            Arg::Int(i) => v = sys::tc_value::int(i),
+            Arg::Float(f) => v = sys::tc_value::float(f),
+            Arg::Bool(b) => v = sys::tc_value::bool(b),
+            Arg::Scalar(s) => v = sys::tc_value::scalar(s.to_c()),
             Arg::ScalarTensor(t) => {
-                v.tag = sys::TC_VALUE_SCALAR;
-                v.u.scalar = sys::tc_scalar { tag: sys::TC_SCALAR_TENSOR, u: sys::tc_scalar_u { t: t.as_raw() } };
+                v = sys::tc_value::scalar(sys::tc_scalar {
+                    tag: sys::TC_SCALAR_TENSOR,
+                    u: sys::tc_scalar_u { t: t.as_raw() },
+                })
             }
             Arg::Str(s) => {
                 let c = c_string(s, "str")?;
@@ -567,10 +554,7 @@ impl IValue {
         let mut v = sys::tc_value::none();
         match self {
             IValue::None => {}
-            IValue::Tensor(t) => {
-                v.tag = sys::TC_VALUE_TENSOR;
-                v.u.tensor = t.into_raw();
-            }
+            IValue::Tensor(t) => v = sys::tc_value::tensor(t.into_raw()),
             IValue::TensorList(l) => {
                 let raw: Vec<sys::tc_tensor> = l.iter().map(Tensor::as_raw).collect();
                 let mut list = ptr::null_mut();
@@ -578,22 +562,10 @@ impl IValue {
                 v.tag = sys::TC_VALUE_LIST_HANDLE;
                 v.u.list = list; // holds its own references; `l` drops ours
             }
-            IValue::Int(i) => {
-                v.tag = sys::TC_VALUE_INT;
-                v.u.i = i;
-            }
-            IValue::Float(f) => {
-                v.tag = sys::TC_VALUE_FLOAT;
-                v.u.f = f;
-            }
-            IValue::Bool(b) => {
-                v.tag = sys::TC_VALUE_BOOL;
-                v.u.b = b;
-            }
-            IValue::Scalar(s) => {
-                v.tag = sys::TC_VALUE_SCALAR;
-                v.u.scalar = s.to_c();
-            }
+            IValue::Int(i) => v = sys::tc_value::int(i),
+            IValue::Float(f) => v = sys::tc_value::float(f),
+            IValue::Bool(b) => v = sys::tc_value::bool(b),
+            IValue::Scalar(s) => v = sys::tc_value::scalar(s.to_c()),
             IValue::Kind(k) => {
                 v.tag = sys::TC_VALUE_DTYPE;
                 v.u.dtype = k.code();

@@ -228,6 +228,21 @@ impl tc_value {
     pub const fn none() -> tc_value {
         tc_value { tag: TC_VALUE_NONE, u: tc_value_u { i: 0 } }
     }
+    pub const fn tensor(t: tc_tensor) -> tc_value {
+        tc_value { tag: TC_VALUE_TENSOR, u: tc_value_u { tensor: t } }
+    }
+    pub const fn int(i: i64) -> tc_value {
+        tc_value { tag: TC_VALUE_INT, u: tc_value_u { i } }
+    }
+    pub const fn float(f: f64) -> tc_value {
+        tc_value { tag: TC_VALUE_FLOAT, u: tc_value_u { f } }
+    }
+    pub const fn bool(b: bool) -> tc_value {
+        tc_value { tag: TC_VALUE_BOOL, u: tc_value_u { b } }
+    }
+    pub const fn scalar(scalar: tc_scalar) -> tc_value {
+        tc_value { tag: TC_VALUE_SCALAR, u: tc_value_u { scalar } }
+    }
 }
 
 pub type tc_blob_deleter = Option<unsafe extern "C" fn(data: *mut c_void, user_data: *mut c_void)>;

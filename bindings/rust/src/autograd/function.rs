@@ -101,26 +101,11 @@ impl<'a> Value<'a> {
     fn to_c(self) -> sys::tc_value {
         let mut v = sys::tc_value::none();
         match self {
-            Value::Tensor(t) => {
-                v.tag = sys::TC_VALUE_TENSOR;
-                v.u.tensor = t.as_raw();
-            }
-            Value::Int(i) => {
-                v.tag = sys::TC_VALUE_INT;
-                v.u.i = i;
-            }
-            Value::Float(f) => {
-                v.tag = sys::TC_VALUE_FLOAT;
-                v.u.f = f;
-            }
-            Value::Bool(b) => {
-                v.tag = sys::TC_VALUE_BOOL;
-                v.u.b = b;
-            }
-            Value::Scalar(s) => {
-                v.tag = sys::TC_VALUE_SCALAR;
-                v.u.scalar = s.to_c();
-            }
+            Value::Tensor(t) => v = sys::tc_value::tensor(t.as_raw()),
+            Value::Int(i) => v = sys::tc_value::int(i),
+            Value::Float(f) => v = sys::tc_value::float(f),
+            Value::Bool(b) => v = sys::tc_value::bool(b),
+            Value::Scalar(s) => v = sys::tc_value::scalar(s.to_c()),
             Value::Kind(k) => {
                 v.tag = sys::TC_VALUE_DTYPE;
                 v.u.dtype = k.code();
